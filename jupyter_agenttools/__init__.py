@@ -1,0 +1,89 @@
+"""jupyter_agenttools: an agent tool system with a permission engine, for notebooks.
+
+Importing the package is light: the heavy libraries (openai, mcp, ipywidgets, jupyter_server)
+load only when the part that needs them is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+# Public name -> module that defines it; resolved lazily so `import jupyter_agenttools` stays cheap.
+_LAZY = {
+    # errors
+    "AgentOrientedException": "errors",
+    "DeveloperOrientedException": "errors",
+    # tools
+    "Tool": "tools.base",
+    "ToolChunk": "tools.base",
+    "ToolResponse": "tools.base",
+    "ToolResultState": "tools.base",
+    "FunctionTool": "tools.function",
+    "function_tool": "tools.function",
+    "ToolGroup": "tools.toolkit",
+    "Toolkit": "tools.toolkit",
+    "Skill": "tools.skills",
+    "MCPServer": "tools.mcp",
+    # permission
+    "PermissionMode": "permission.types",
+    "PermissionBehavior": "permission.types",
+    "PermissionRule": "permission.types",
+    "PermissionDecision": "permission.types",
+    "PermissionContext": "permission.types",
+    "PermissionEngine": "permission.engine",
+    "SettingsStore": "permission.settings",
+    "AuditLog": "permission.audit",
+    "check": "permission.check",
+    # backends
+    "BackendBase": "backends.base",
+    "ExecResult": "backends.base",
+    "LocalBackend": "backends.local",
+    "KernelBackend": "backends.kernel",
+    "JupyterKernelBackend": "backends.jupyter_kernel",
+    # agent
+    "Agent": "agent.loop",
+    "AgentRun": "agent.run",
+    "PendingAsk": "agent.run",
+    "ScriptedModel": "agent.models",
+    "OpenAIChatModel": "agent.models",
+    "load_model": "agent.models",
+}
+
+__all__ = sorted(_LAZY) + ["__version__", "load_ipython_extension", "unload_ipython_extension"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jupyter_agenttools' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    from .jupyter.extension import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from .jupyter.extension import unload_ipython_extension as _unload
+
+    _unload(ipython)
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "jupyter_agenttools.jupyter.server"}]
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    return [{"src": "labextension", "dest": "jupyter-agenttools"}]
