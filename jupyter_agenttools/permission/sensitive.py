@@ -1,0 +1,497 @@
+"""The one table of secret and sensitive paths, shared by the file tools and the Bash analysis.
+
+Every entry is a gitignore-style pattern with a reason, and two verdicts:
+
+- ``read``: ``CREDENTIAL`` (a private key or a credential file: reading it is a *safety* ASK),
+  ``SECRET`` (reveals something private, e.g. which hosts you log in to: a plain ASK that an
+  allow rule may silence), ``OK`` (explicitly harmless, e.g. a ``.pub`` key or ``.env.example``,
+  which stops later entries from matching) or ``None`` (no opinion);
+- ``write``: ``SENSITIVE`` (writing there can run code, change credentials or change the agent's
+  own permissions: a safety ASK), ``OK`` or ``None``.
+
+For each question the first entry with an opinion that matches decides.
+
+Pattern anchors: ``~/…`` is relative to the home directory given by the caller, ``/…`` is
+absolute, ``**/…`` or a pattern without ``/`` matches at any depth. ``*`` and ``?`` stay inside
+one path segment, ``**`` spans segments, ``[…]`` is a character class; a trailing ``/**`` means
+"everything below" and also matches the directory itself (so ``grep -r x ~/.ssh`` is caught).
+Matching ignores case: on case-insensitive file systems ``~/.SSH/id_rsa`` is the same file.
+
+Decisions worth knowing (each is in the table with its reason):
+
+- ``~/.ssh``: ``*.pub`` public keys are fine to read; ``known_hosts``, ``authorized_keys`` and
+  ``config`` are SECRET (they reveal hosts, users and key paths, no key material); any *other*
+  file there is treated as a private key (keys often have custom names such as ``~/.ssh/work``).
+- ``.env`` and ``.env.*`` are credentials (API keys live there), except the committed templates
+  ``.env.example``, ``.env.sample``, ``.env.template``, ``.env.dist`` and ``.env.defaults``,
+  which hold no real values by convention and which the agent legitimately edits.
+- Writes: shell start-up files, ``~/.ssh``, ``.git/`` (hooks run code), git/npm/pip config,
+  autostart and cron, ``/etc``, ``~/.local/bin`` (on ``PATH``: a file there shadows commands),
+  IPython/Jupyter start-up and config files (code at kernel start), and this product's own
+  settings (an agent must not edit its own permissions).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "OK",
+    "SECRET",
+    "CREDENTIAL",
+    "SENSITIVE",
+    "Entry",
+    "TABLE",
+    "secret_reason",
+    "sensitive_write_reason",
+    "is_key_or_credential",
+    "read_verdict",
+    "glob_to_regex",
+]
+
+OK = "ok"
+SECRET = "secret"
+CREDENTIAL = "credential"
+SENSITIVE = "sensitive"
+
+
+@dataclass(frozen=True)
+class Entry:
+    pattern: str
+    reason: str
+    read: str | None = None
+    write: str | None = None
+
+
+_C, _S, _W = CREDENTIAL, SECRET, SENSITIVE
+
+
+def _e(pattern: str, reason: str, read: str | None = None, write: str | None = None) -> Entry:
+    return Entry(pattern, reason, read, write)
+
+
+_ENV_TEMPLATES = ("example", "sample", "template", "dist", "defaults")
+
+TABLE: tuple[Entry, ...] = (
+    # --- exemptions first (first opinion wins) ---------------------------------------------
+    _e("**/.git/**", "a .git directory: hooks and config run code on git commands", write=_W),
+    *(_e(f"/dev/{n}", "the null device or a standard stream", write=OK)
+      for n in ("null", "zero", "stdout", "stderr", "stdin", "tty", "fd/[012]", "pts/*")),
+    _e("**/.ssh/*.pub", "an SSH public key: fine to read; writing in .ssh changes who can "
+       "log in", read=OK, write=_W),
+    *(_e(f".env.{t}", "a committed .env template without real values", read=OK, write=OK)
+      for t in _ENV_TEMPLATES),
+    *(_e(f".env.*.{t}", "a committed .env template without real values", read=OK, write=OK)
+      for t in _ENV_TEMPLATES),
+    # --- SSH ---------------------------------------------------------------------------------
+    _e("~/.ssh/known_hosts*", "lists the hosts you connect to", read=_S, write=_W),
+    _e("~/.ssh/authorized_keys*", "lists who may log in to this machine (writing it grants "
+       "login)", read=_S, write=_W),
+    _e("~/.ssh/config", "SSH client config: hosts, users, key paths, ProxyCommand", read=_S,
+       write=_W),
+    _e("~/.ssh/*", "a file in ~/.ssh: treated as an SSH private key", read=_C, write=_W),
+    _e("~/.ssh/**", "the SSH directory holds private keys", read=_S, write=_W),
+    _e("id_rsa", "an SSH private key", read=_C, write=_W),
+    _e("id_dsa", "an SSH private key", read=_C, write=_W),
+    _e("id_ecdsa", "an SSH private key", read=_C, write=_W),
+    _e("id_ed25519", "an SSH private key", read=_C, write=_W),
+    _e("id_ecdsa_sk", "an SSH private key", read=_C, write=_W),
+    _e("id_ed25519_sk", "an SSH private key", read=_C, write=_W),
+    _e("**/.ssh/id_*", "an SSH private key", read=_C, write=_W),
+    # --- dotenv ------------------------------------------------------------------------------
+    _e(".env", "a .env file holds API keys and passwords", read=_C, write=_W),
+    _e(".env.*", "a .env file holds API keys and passwords", read=_C, write=_W),
+    _e("*.env", "an env file holds API keys and passwords", read=_C, write=_W),
+    _e(".envrc", "direnv file: secrets, and shell code run on cd", read=_C, write=_W),
+    # --- key material by extension -----------------------------------------------------------
+    _e("*.pem", "PEM file: private keys or certificates", read=_C, write=_W),
+    _e("*.key", "a private key file", read=_C, write=_W),
+    _e("*.p12", "PKCS#12 key store", read=_C, write=_W),
+    _e("*.pfx", "PKCS#12 key store", read=_C, write=_W),
+    _e("*.jks", "Java key store", read=_C, write=_W),
+    _e("*.keystore", "a key store", read=_C, write=_W),
+    _e("*.ppk", "PuTTY private key", read=_C, write=_W),
+    _e("*.kdbx", "KeePass password database", read=_C, write=_W),
+    # --- cloud and tool credentials ----------------------------------------------------------
+    _e("~/.aws/credentials", "AWS access keys", read=_C, write=_W),
+    _e("~/.aws/config", "AWS profiles; may hold credential_process commands", read=_S,
+       write=_W),
+    _e("~/.aws/**", "AWS CLI state: SSO tokens and cached credentials", read=_C, write=_W),
+    _e("**/.aws/credentials", "AWS access keys", read=_C, write=_W),
+    _e("~/.config/gcloud/**", "Google Cloud credentials and access tokens", read=_C, write=_W),
+    _e("application_default_credentials.json", "Google Cloud application credentials",
+       read=_C, write=_W),
+    _e("service-account*.json", "a cloud service-account key", read=_C, write=_W),
+    _e("~/.azure/**", "Azure CLI tokens", read=_C, write=_W),
+    _e("~/.kube/config", "Kubernetes cluster credentials", read=_C, write=_W),
+    _e("~/.kube/**", "Kubernetes config and cached tokens", read=_S, write=_W),
+    _e("kubeconfig", "Kubernetes cluster credentials", read=_C, write=_W),
+    _e("~/.docker/config.json", "Docker registry credentials", read=_C, write=_W),
+    _e(".netrc", "login names and passwords for remote hosts", read=_C, write=_W),
+    _e("_netrc", "login names and passwords for remote hosts", read=_C, write=_W),
+    _e(".git-credentials", "stored git passwords and tokens", read=_C, write=_W),
+    _e("~/.config/git/credentials", "stored git passwords and tokens", read=_C, write=_W),
+    _e("~/.config/gh/hosts.yml", "GitHub CLI OAuth token", read=_C, write=_W),
+    _e("~/.config/gh/**", "GitHub CLI config", read=_S, write=_W),
+    _e("~/.config/hub", "GitHub token of hub", read=_C, write=_W),
+    _e(".npmrc", "npm registry auth token", read=_C, write=_W),
+    _e(".yarnrc.yml", "yarn registry auth token", read=_S, write=_W),
+    _e(".pypirc", "PyPI upload token", read=_C, write=_W),
+    _e("~/.config/pip/pip.conf", "pip index URLs, may embed credentials", read=_S, write=_W),
+    _e("~/.pip/pip.conf", "pip index URLs, may embed credentials", read=_S, write=_W),
+    _e("~/.gem/credentials", "RubyGems API key", read=_C, write=_W),
+    _e("~/.cargo/credentials*", "crates.io token", read=_C, write=_W),
+    _e("~/.terraform.d/credentials.tfrc.json", "Terraform Cloud token", read=_C, write=_W),
+    _e("~/.config/rclone/rclone.conf", "cloud storage credentials", read=_C, write=_W),
+    _e("~/.s3cfg", "S3 access keys", read=_C, write=_W),
+    _e("~/.boto", "cloud access keys", read=_C, write=_W),
+    _e("~/.databrickscfg", "Databricks token", read=_C, write=_W),
+    _e("~/.config/openai/**", "OpenAI API key", read=_C, write=_W),
+    _e("~/.huggingface/token", "Hugging Face token", read=_C, write=_W),
+    _e("~/.cache/huggingface/token", "Hugging Face token", read=_C, write=_W),
+    _e("~/.kaggle/kaggle.json", "Kaggle API key", read=_C, write=_W),
+    _e("~/.pgpass", "PostgreSQL passwords", read=_C, write=_W),
+    _e("~/.my.cnf", "MySQL passwords", read=_C, write=_W),
+    _e("credentials.json", "a credentials file", read=_C, write=_W),
+    _e("secrets.yaml", "a secrets file", read=_C, write=_W),
+    _e("secrets.yml", "a secrets file", read=_C, write=_W),
+    _e("secrets.json", "a secrets file", read=_C, write=_W),
+    _e("*.tfstate", "Terraform state holds secrets in clear", read=_C),
+    _e("*.tfstate.backup", "Terraform state holds secrets in clear", read=_C),
+    # --- password stores, keyrings, browsers ------------------------------------------------
+    _e("~/.gnupg/**", "GPG private keys", read=_C, write=_W),
+    _e("~/.password-store/**", "pass password store", read=_C, write=_W),
+    _e("~/.local/share/keyrings/**", "GNOME keyring", read=_C, write=_W),
+    _e("~/.config/keybase/**", "Keybase keys", read=_C, write=_W),
+    _e("~/.mozilla/**", "browser profiles: saved passwords and cookies", read=_C, write=_W),
+    _e("~/.config/google-chrome/**", "browser profile: saved passwords and cookies", read=_C,
+       write=_W),
+    _e("~/.config/chromium/**", "browser profile: saved passwords and cookies", read=_C,
+       write=_W),
+    _e("~/Library/Keychains/**", "macOS keychains", read=_C, write=_W),
+    # --- Jupyter runtime tokens --------------------------------------------------------------
+    _e("~/.local/share/jupyter/runtime/**", "Jupyter server and kernel tokens/keys", read=_C,
+       write=_W),
+    _e("~/Library/Jupyter/runtime/**", "Jupyter server and kernel tokens/keys", read=_C,
+       write=_W),
+    _e("~/.jupyter/*token*", "a Jupyter token", read=_C, write=_W),
+    # --- system secrets ----------------------------------------------------------------------
+    _e("/etc/shadow", "password hashes", read=_C, write=_W),
+    _e("/etc/gshadow", "group password hashes", read=_C, write=_W),
+    _e("/etc/shadow-", "password hashes (backup)", read=_C, write=_W),
+    _e("/etc/sudoers", "who may run what as root", read=_S, write=_W),
+    _e("/etc/sudoers.d/**", "who may run what as root", read=_S, write=_W),
+    _e("/etc/ssh/ssh_host_*_key", "SSH host private key", read=_C, write=_W),
+    _e("/etc/ssl/private/**", "TLS private keys", read=_C, write=_W),
+    _e("/proc/*/environ", "a process environment: API keys live there", read=_C),
+    _e("/proc/*/mem", "a process's memory", read=_C),
+    _e("/proc/*/cmdline", "a process command line may carry tokens", read=_S),
+    # --- write-only sensitivity: code that runs later ---------------------------------------
+    _e("~/.bashrc", "shell start-up file: runs in every new shell", write=_W),
+    _e("~/.bash_profile", "shell start-up file: runs at login", write=_W),
+    _e("~/.bash_login", "shell start-up file: runs at login", write=_W),
+    _e("~/.bash_logout", "shell file: runs at logout", write=_W),
+    _e("~/.profile", "shell start-up file: runs at login", write=_W),
+    _e("~/.zshrc", "shell start-up file: runs in every new shell", write=_W),
+    _e("~/.zshenv", "shell start-up file: runs in every zsh", write=_W),
+    _e("~/.zprofile", "shell start-up file: runs at login", write=_W),
+    _e("~/.zlogin", "shell start-up file: runs at login", write=_W),
+    _e("~/.config/fish/**", "fish shell configuration: runs in every new shell", write=_W),
+    _e("~/.inputrc", "readline configuration (key bindings can run commands)", write=_W),
+    _e("~/.bash_history", "shell history: may contain typed secrets", read=_S, write=_W),
+    _e("~/.zsh_history", "shell history: may contain typed secrets", read=_S, write=_W),
+    _e("~/.python_history", "Python history: may contain typed secrets", read=_S),
+    _e("~/.gitconfig", "git configuration: aliases, hooks path, credential helpers", write=_W),
+    _e("~/.config/git/**", "git configuration: aliases, hooks path, credential helpers",
+       write=_W),
+    _e(".gitmodules", "submodule URLs are fetched by git", write=_W),
+    _e("~/.config/autostart/**", "programs started at login", write=_W),
+    _e("~/.config/systemd/**", "user services started by systemd", write=_W),
+    _e("~/Library/LaunchAgents/**", "programs started at login (macOS)", write=_W),
+    _e("/var/spool/cron/**", "crontabs run commands on a schedule", write=_W),
+    _e("~/.local/bin/**", "on PATH: a file there shadows commands", write=_W),
+    _e("~/bin/**", "on PATH: a file there shadows commands", write=_W),
+    _e("/etc/**", "system configuration", write=_W),
+    _e("/usr/**", "system programs and libraries", write=_W),
+    _e("/bin/**", "system programs", write=_W),
+    _e("/sbin/**", "system programs", write=_W),
+    _e("/lib/**", "system libraries", write=_W),
+    _e("/lib64/**", "system libraries", write=_W),
+    _e("/boot/**", "boot files", write=_W),
+    _e("/dev/**", "device files", write=_W),
+    _e("/sys/**", "kernel interfaces", write=_W),
+    _e("/proc/**", "kernel interfaces", write=_W),
+    _e("~/.config/pip/**", "pip configuration (index URLs)", write=_W),
+    _e("~/.condarc", "conda configuration (channels)", write=_W),
+    _e("~/.ipython/profile_*/startup/**", "IPython start-up scripts run in every kernel",
+       write=_W),
+    _e("~/.ipython/profile_*/ipython_*config.py", "IPython config is Python run at start",
+       write=_W),
+    _e("~/.ipython/profile_*/ipython_*config.json", "IPython config: extensions loaded at start",
+       write=_W),
+    _e("~/.jupyter/**", "Jupyter config is Python run at server start", write=_W),
+    _e("~/Library/Jupyter/**", "Jupyter data: kernels specs run commands", write=_W),
+    _e("~/.local/share/jupyter/kernels/**", "kernel specs name the command a kernel runs",
+       write=_W),
+    _e("~/.local/share/jupyter/nbextensions/**", "notebook extensions run in the browser",
+       write=_W),
+    _e("~/.config/jupyter/**", "Jupyter config is Python run at server start", write=_W),
+    _e("ipython_config.py", "IPython config is Python run at start", write=_W),
+    _e("jupyter_*_config.py", "Jupyter config is Python run at server start", write=_W),
+    _e("jupyter_*_config.json", "Jupyter config: extensions loaded at start", write=_W),
+    _e("sitecustomize.py", "Python imports it at every start", write=_W),
+    _e("usercustomize.py", "Python imports it at every start", write=_W),
+    _e("*.pth", "site-packages .pth lines starting with import run at every Python start",
+       write=_W),
+    # --- this product's own permissions ------------------------------------------------------
+    _e("**/.agenttools/settings*.json", "agenttools permission settings: an agent must not "
+       "change its own permissions", write=_W),
+    _e("**/agenttools/settings*.json", "agenttools permission settings: an agent must not "
+       "change its own permissions", write=_W),
+    _e("**/agenttools/managed-settings.json", "agenttools managed permission settings",
+       write=_W),
+    _e("**/.agenttools/audit.jsonl", "the permission audit log", write=_W),
+    _e("**/.claude/settings*.json", "an agent's permission settings", write=_W),
+)
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def glob_to_regex(pattern: str) -> str:
+    """Translate a gitignore-style glob to a regex body (no anchors) matching full paths.
+
+    ``*`` / ``?`` stay in one segment, ``**`` as a whole segment spans zero or more segments,
+    ``[...]`` is a class (``[!...]`` negates), other characters are literal.
+    """
+    out: list[str] = []
+    segments = pattern.split("/")
+    n = len(segments)
+    for i, seg in enumerate(segments):
+        last = i == n - 1
+        if seg == "**":
+            if last:
+                # "a/**": everything below a (the "/" was already emitted)
+                if out and out[-1] == "/":
+                    out[-1] = "(?:/.*)?"
+                else:
+                    out.append(".*")
+            else:
+                # "**/": zero or more whole segments
+                out.append("(?:[^/]*/)*" if not out or out[-1] == "/" else "[^/]*/")
+            continue
+        out.append(_segment_regex(seg))
+        if not last:
+            out.append("/")
+    return "".join(out)
+
+
+def _segment_regex(seg: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        if c == "*":
+            while i + 1 < n and seg[i + 1] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = i + 1
+            if j < n and seg[j] in "!^":
+                j += 1
+            if j < n and seg[j] == "]":
+                j += 1
+            while j < n and seg[j] != "]":
+                j += 1
+            if j >= n:  # no closing bracket: a literal "["
+                out.append(re.escape(c))
+            else:
+                body = seg[i + 1:j]
+                neg = body[:1] in ("!", "^")
+                if neg:
+                    body = body[1:]
+                body = "".join(c if c == "-" else re.escape(c) for c in body if c != "/")
+                out.append(f"[{'^/' if neg else ''}{body}]" if body or neg else "(?!)")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """The table for one home directory, indexed so a lookup tries only a few regexes.
+
+    Each entry is filed under one cheap key the path must have if the entry can match it:
+    ``("n", basename)``, ``("e", extension)``, ``("a", a literal ancestor directory)`` or
+    ``("s", a literal segment anywhere)``; entries with no such key are always tried.
+    """
+
+    index: dict[str, dict[str, tuple[int, ...]]]  # key kind -> key -> entry indexes
+    always: tuple[int, ...]
+    regexes: tuple[re.Pattern[str], ...]  # one per entry, full-path match
+    seg_keys: frozenset[str]
+
+
+def _anchor(pattern: str, home: str) -> str:
+    if pattern.startswith("~/"):
+        home = re.sub(r"([*?\[])", r"[\1]", home.rstrip("/"))  # a home with glob characters
+        return home + pattern[1:]
+    if pattern.startswith("/"):
+        return pattern
+    if pattern.startswith("**/"):
+        return "/" + pattern
+    return "/**/" + pattern  # no slash: any depth
+
+
+def _literal(segment: str) -> bool:
+    return segment != "" and not _GLOB_CHARS.intersection(segment)
+
+
+def _key(full: str) -> tuple[str, str] | None:
+    segs = full.lower().split("/")[1:]
+    last = segs[-1]
+    if _literal(last):
+        return ("n", last)
+    tail = last.rsplit(".", 1)
+    if len(tail) == 2 and _literal(tail[1]) and last != "**":
+        return ("e", tail[1])
+    if segs[0] != "**":  # anchored: the longest literal leading directory
+        lead = []
+        for seg in segs[:-1]:
+            if not _literal(seg):
+                break
+            lead.append(seg)
+        if lead:
+            return ("a", "/" + "/".join(lead))
+    for seg in segs[:-1]:
+        if _literal(seg):
+            return ("s", seg)
+    return None
+
+
+@lru_cache(maxsize=16)
+def _compile(home: str) -> _Compiled:
+    index: dict[str, dict[str, list[int]]] = {"n": {}, "e": {}, "a": {}, "s": {}}
+    always: list[int] = []
+    regexes = []
+    for idx, entry in enumerate(TABLE):
+        full = _anchor(entry.pattern, home)
+        regexes.append(re.compile(glob_to_regex(full) + r"\Z", re.IGNORECASE | re.DOTALL))
+        key = _key(full)
+        if key is None:
+            always.append(idx)
+        else:
+            index[key[0]].setdefault(key[1], []).append(idx)
+    frozen = {kind: {k: tuple(v) for k, v in d.items()} for kind, d in index.items()}
+    return _Compiled(frozen, tuple(always), tuple(regexes), frozenset(index["s"]))
+
+
+def _normal(path: object, home: str) -> str | None:
+    """A normalised absolute-looking path, or None for input that is not a path at all."""
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return None
+    if path == "~" or path.startswith("~/"):
+        path = home.rstrip("/") + path[1:]
+    path = os.path.normpath(path)
+    if path.startswith("//"):
+        path = "/" + path.lstrip("/")
+    if not path.startswith("/"):
+        # relative: the caller should have canonicalised; rooting it lets the any-depth
+        # patterns see its segments (over-matching a home pattern is the safe side)
+        path = "/" if path == "." else "/" + path
+    return path
+
+
+def _candidates(low: str, table: _Compiled) -> list[int]:
+    index = table.index
+    found: list[int] = list(table.always)
+    base = low[low.rfind("/") + 1:]
+    hit = index["n"].get(base)
+    if hit:
+        found.extend(hit)
+    dot = base.rfind(".")
+    if dot >= 0:
+        hit = index["e"].get(base[dot + 1:])
+        if hit:
+            found.extend(hit)
+    anc = index["a"]
+    i = low.find("/", 1)
+    while i != -1:
+        hit = anc.get(low[:i])
+        if hit:
+            found.extend(hit)
+        i = low.find("/", i + 1)
+    hit = anc.get(low)
+    if hit:
+        found.extend(hit)
+    segs = index["s"]
+    if not table.seg_keys.isdisjoint(low.split("/")):
+        for seg in low.split("/"):
+            hit = segs.get(seg)
+            if hit:
+                found.extend(hit)
+    found.sort()
+    return found
+
+
+def _first(path: object, home: str, column: str) -> Entry | None:
+    if not isinstance(home, str) or not home.startswith("/") or "\x00" in home:
+        home = os.path.expanduser("~")
+    norm = _normal(path, home)
+    if norm is None:
+        return None
+    table = _compile(os.path.normpath(home))
+    for i in _candidates(norm.lower(), table):
+        verdict = getattr(TABLE[i], column)
+        if verdict is not None and table.regexes[i].match(norm):
+            return TABLE[i] if verdict != OK else None
+    return None
+
+
+def read_verdict(path: str, home: str) -> tuple[str, str] | None:
+    """``(CREDENTIAL|SECRET, reason)`` when reading ``path`` may leak a secret, else None."""
+    entry = _first(path, home, "read")
+    return (entry.read, entry.reason) if entry is not None and entry.read else None
+
+
+def secret_reason(path: str, home: str) -> str | None:
+    """Why reading ``path`` would reveal a secret, or None. Never raises."""
+    entry = _first(path, home, "read")
+    return entry.reason if entry is not None else None
+
+
+def is_key_or_credential(path: str, home: str) -> bool:
+    """True for private keys and credential files: reading them is a safety ASK."""
+    entry = _first(path, home, "read")
+    return entry is not None and entry.read == CREDENTIAL
+
+
+def sensitive_write_reason(path: str, home: str) -> str | None:
+    """Why writing ``path`` is dangerous (runs code later, changes credentials or the agent's
+    own permissions), or None. Never raises."""
+    entry = _first(path, home, "write")
+    if entry is not None:
+        return entry.reason
+    return _own_settings_reason(path)
+
+
+def _own_settings_reason(path: object) -> str | None:
+    """The settings locations moved by environment variables (see permission/settings.py)."""
+    if not isinstance(path, str) or "\x00" in path:
+        return None
+    norm = os.path.normpath(path)
+    user_dir = os.environ.get("AGENTTOOLS_USER_DIR")
+    if user_dir and "\x00" not in user_dir:
+        d = os.path.normpath(os.path.expanduser(user_dir))
+        if norm == d or norm.startswith(d.rstrip("/") + "/"):
+            return "agenttools user settings: an agent must not change its own permissions"
+    managed = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS")
+    if managed and "\x00" not in managed and norm == os.path.normpath(managed):
+        return "agenttools managed settings: an agent must not change its own permissions"
+    return None
