@@ -1,0 +1,94 @@
+"""``check()``: one permission decision without an agent, a kernel or any execution.
+
+Built-in tools are found by name (Bash, Read, Write, Edit, Glob, Grep) and imported only when
+first needed; any Tool object is accepted as well. Only the tools' permission hooks run:
+nothing is executed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ..errors import ToolNotFound
+from .engine import PermissionEngine
+from .types import PermissionContext, PermissionDecision, PermissionMode, PermissionRule
+
+if TYPE_CHECKING:
+    from ..tools.base import Tool
+
+__all__ = ["check", "prepare", "builtin_tool", "builtin_names"]
+
+_BUILTIN: dict[str, "Tool"] | None = None
+
+
+def _builtins() -> dict[str, "Tool"]:
+    global _BUILTIN
+    if _BUILTIN is None:
+        from ..builtin import default_tools  # lazy: pulls in the shell analysis
+
+        _BUILTIN = {t.name: t for t in default_tools()}
+    return _BUILTIN
+
+
+def builtin_names() -> list[str]:
+    try:
+        return sorted(_builtins())
+    except ImportError:
+        return []
+
+
+def builtin_tool(name: str) -> "Tool | None":
+    """The built-in tool called ``name``, or None."""
+    try:
+        return _builtins().get(name)
+    except ImportError:
+        return None
+
+
+def _resolve(tool: "Tool | str") -> "Tool":
+    if isinstance(tool, str):
+        found = builtin_tool(tool)
+        if found is None:
+            raise ToolNotFound(tool, builtin_names())
+        return found
+    if not callable(getattr(tool, "check_permissions", None)) or not isinstance(
+            getattr(tool, "name", None), str):
+        raise TypeError(f"expected a tool name or a Tool object, got {tool!r}")
+    return tool
+
+
+def prepare(tool: "Tool | str", *, mode: PermissionMode | str = "default",
+            rules: Mapping[str, Iterable[Any]] | Iterable[PermissionRule] | None = None,
+            cwd: str | os.PathLike[str] | None = None,
+            working_directories: Iterable[str | os.PathLike[str]] = ()
+            ) -> tuple[PermissionEngine, "Tool"]:
+    """The engine and tool ``check`` would use (rules parsed and their examples checked)."""
+    t = _resolve(tool)
+    base = os.path.abspath(os.path.expanduser(os.fspath(cwd))) if cwd is not None \
+        else os.getcwd()
+    dirs = tuple(os.path.normpath(os.path.join(base, os.path.expanduser(os.fspath(d))))
+                 for d in working_directories)
+    m = PermissionMode.parse(mode)
+    context = PermissionContext(mode=m, cwd=base, working_directories=dirs)
+
+    def resolver(name: str) -> "Tool | None":
+        return t if name == t.name else builtin_tool(name)
+
+    engine = PermissionEngine(mode=m, rules=rules or (), context=context, tools=resolver)
+    return engine, t
+
+
+def check(tool: "Tool | str", tool_input: Mapping[str, Any], *,
+          mode: PermissionMode | str = "default",
+          rules: Mapping[str, Iterable[Any]] | Iterable[PermissionRule] | None = None,
+          cwd: str | os.PathLike[str] | None = None,
+          working_directories: Iterable[str | os.PathLike[str]] = ()) -> PermissionDecision:
+    """Decide one call. ``rules``: ``{"allow": [...], "ask": [...], "deny": [...]}`` (strings
+    or ``{"rule", "examples", "counter_examples"}``) or a list of PermissionRule."""
+    if not isinstance(tool_input, Mapping):
+        raise TypeError(f"expected the tool input as a dict, got {type(tool_input).__name__}")
+    engine, t = prepare(tool, mode=mode, rules=rules, cwd=cwd,
+                        working_directories=working_directories)
+    return engine.decide(t, tool_input)

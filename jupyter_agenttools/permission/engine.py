@@ -1,0 +1,566 @@
+"""The permission engine: six steps, one skeleton, the mode table decides the differences.
+
+1. deny rules   2. ask rules   3. read-only fast path   4. the tool's own check
+5. allow rules  6. fallback
+
+``decide`` is pure and synchronous: it reads the rules (re-reading changed settings files
+first, a stat of four files), asks the tool's hooks, and returns a PermissionDecision with the
+deciding step, the matched rule and its file, suggestions for a non-safety ASK, and a trace of
+all six steps. A tool hook that raises gives the mode's error verdict (ASK, or DENY in
+dont_ask) naming the error: never a silent allow, never a crash. DeveloperOrientedException
+propagates.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+from ..errors import DeveloperOrientedException, RuleExampleError, SettingsError
+from .modes import MODE_TABLE, ModePolicy
+from .rules import filter_suggestions, is_mcp_server_rule, rule_matches, validate_examples
+from .types import (
+    STEPS,
+    PermissionBehavior,
+    PermissionContext,
+    PermissionDecision,
+    PermissionMode,
+    PermissionRule,
+    TraceStep,
+)
+
+if TYPE_CHECKING:
+    from ..tools.base import Tool
+    from .audit import AuditLog
+    from .settings import SettingsStore
+
+__all__ = ["PermissionEngine", "Middleware", "ToolResolver"]
+
+Next = Callable[["Tool", Mapping[str, Any], PermissionContext], PermissionDecision]
+Middleware = Callable[["Tool", Mapping[str, Any], PermissionContext, Next], PermissionDecision]
+ToolResolver = Callable[[str], "Tool | None"]
+
+ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
+PASSTHROUGH = PermissionBehavior.PASSTHROUGH
+_STEP_NO = {name: i + 1 for i, name in enumerate(STEPS)}
+
+
+class _RuleIndex:
+    """Rules grouped by behavior and tool name, so a call only looks at its own tool's rules."""
+
+    def __init__(self, rules: Iterable[PermissionRule]):
+        self._by: dict[PermissionBehavior, dict[str, list[PermissionRule]]] = {
+            DENY: {}, ASK: {}, ALLOW: {}}
+        self._servers: dict[PermissionBehavior, dict[str, list[PermissionRule]]] = {
+            DENY: {}, ASK: {}, ALLOW: {}}
+        self._memo: dict[tuple[PermissionBehavior, str], list[PermissionRule]] = {}
+        self.count = {DENY: 0, ASK: 0, ALLOW: 0}
+        for r in rules:
+            self._by[r.behavior].setdefault(r.tool, []).append(r)
+            if is_mcp_server_rule(r):
+                self._servers[r.behavior].setdefault(r.tool, []).append(r)
+            self.count[r.behavior] += 1
+
+    def lookup(self, behavior: PermissionBehavior, name: str) -> list[PermissionRule]:
+        key = (behavior, name)
+        found = self._memo.get(key)
+        if found is None:
+            found = list(self._by[behavior].get(name, ()))
+            if name.startswith("mcp__"):
+                server = "mcp__" + name[5:].split("__", 1)[0]
+                if server != name:
+                    found.extend(self._servers[behavior].get(server, ()))
+            self._memo[key] = found
+        return found
+
+
+def _rule_key(rule: PermissionRule) -> tuple[Any, ...]:
+    return (rule.behavior, rule.text, rule.source, repr(rule.examples),
+            repr(rule.counter_examples))
+
+
+def _resolver(tools: Any) -> ToolResolver | None:
+    if tools is None:
+        return None
+    if callable(tools) and not isinstance(tools, Mapping):
+        return tools
+    if isinstance(tools, Mapping):
+        table = dict(tools)
+    else:
+        table = {t.name: t for t in tools}
+    return table.get
+
+
+class PermissionEngine:
+    """Decides whether a tool call may run.
+
+    ``mode``: None follows the settings' mode (else default); setting ``engine.mode`` fixes it
+    for this session. ``rules``: session rules (PermissionRule objects or ``{"allow": [...],
+    "ask": [...], "deny": [...]}``), merged with the settings' rules. ``tools``: Tool objects,
+    a ``{name: tool}`` mapping or a ``name -> tool | None`` resolver used to check rule
+    examples at load; a rule whose tool is unknown is checked the first time that tool is seen.
+    """
+
+    def __init__(self, *, mode: PermissionMode | str | None = None,
+                 rules: Iterable[PermissionRule] | Mapping[str, Sequence[Any]] = (),
+                 settings: "SettingsStore | str | os.PathLike[str] | None" = None,
+                 context: PermissionContext | None = None,
+                 middlewares: Iterable[Middleware] = (),
+                 audit: "AuditLog | str | os.PathLike[str] | None" = None,
+                 tools: Any = None, session: str | None = None):
+        if settings is not None and not hasattr(settings, "reload_if_changed"):
+            from .settings import SettingsStore
+
+            settings = SettingsStore(settings)
+        self.settings = settings
+        if audit is not None and not hasattr(audit, "record"):
+            from .audit import AuditLog
+
+            audit = AuditLog(audit)
+        self.audit = audit
+        self.session = session or uuid.uuid4().hex[:12]
+        self._mode: PermissionMode | None = None if mode is None else PermissionMode.parse(mode)
+        if context is None:
+            root = str(settings.project_root) if settings is not None else None
+            context = PermissionContext(cwd=os.getcwd(), project_root=root)
+        self._base_context = context
+        self._context_cache: tuple[Any, PermissionContext] | None = None
+        self._resolve = _resolver(tools)
+        self._session_rules: list[PermissionRule] = []
+        self._index: _RuleIndex | None = None
+        self._validated: set[tuple[Any, ...]] = set()
+        self._pending: dict[str, list[PermissionRule]] = {}
+        self._middlewares: list[Middleware] = []
+        self._chain: Next = self._evaluate
+        for r in self._coerce_rules(rules):
+            self._check_known(r)
+            self._session_rules.append(r)
+        for mw in middlewares:
+            self.add_middleware(mw)
+
+    # --- configuration ---------------------------------------------------------------------
+
+    @staticmethod
+    def _coerce_rules(rules: Any) -> list[PermissionRule]:
+        from .rules import load_rule
+
+        if isinstance(rules, Mapping):
+            unknown = set(rules) - {"allow", "ask", "deny"}
+            if unknown:
+                raise ValueError(f"expected rule lists under 'allow', 'ask', 'deny', "
+                                 f"got {sorted(unknown)}")
+            out = []
+            for behavior in ("deny", "ask", "allow"):
+                entries = rules.get(behavior) or []
+                if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
+                    raise ValueError(f"expected a list of rules under {behavior!r}, "
+                                     f"got {type(entries).__name__}")
+                out.extend(load_rule(e, behavior, "session") for e in entries)
+            return out
+        out = []
+        for r in rules:
+            if isinstance(r, str):
+                r = PermissionRule.parse(r, source="session")
+            elif not isinstance(r, PermissionRule):
+                raise TypeError(f"expected a PermissionRule or a rule string, got {r!r}")
+            out.append(r if r.source else r.with_(source="session"))
+        return out
+
+    @property
+    def mode(self) -> PermissionMode:
+        """The session's mode if set, else the settings' (re-read if changed), else default."""
+        self._refresh_settings()
+        return self._current_mode()
+
+    def _current_mode(self) -> PermissionMode:
+        if self._mode is not None:
+            return self._mode
+        if self.settings is not None:
+            m = self.settings.merged.mode
+            if m is not None:
+                return m
+        return PermissionMode.DEFAULT
+
+    @mode.setter
+    def mode(self, value: PermissionMode | str | None) -> None:
+        self._mode = None if value is None else PermissionMode.parse(value)
+
+    @property
+    def context(self) -> PermissionContext:
+        """The base context with the current mode and the settings' additional directories."""
+        extra = self.settings.merged.additional_directories if self.settings is not None else ()
+        key = (self._current_mode(), extra)
+        cached = self._context_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        ctx = self._with_extra(self._base_context, extra)
+        if ctx.mode is not key[0]:
+            ctx = ctx.with_(mode=key[0])
+        self._context_cache = (key, ctx)
+        return ctx
+
+    @context.setter
+    def context(self, value: PermissionContext) -> None:
+        self._base_context = value
+        self._context_cache = None
+
+    @staticmethod
+    def _with_extra(ctx: PermissionContext, extra: tuple[str, ...]) -> PermissionContext:
+        missing = [d for d in extra if d not in ctx.working_directories]
+        if not missing:
+            return ctx
+        return ctx.with_(working_directories=ctx.working_directories + tuple(missing))
+
+    @property
+    def middlewares(self) -> list[Middleware]:
+        return list(self._middlewares)
+
+    def add_middleware(self, middleware: Middleware) -> None:
+        """Add a middleware inside the ones already there (the first added is outermost)."""
+        if not callable(middleware):
+            raise TypeError(f"a middleware is a callable (tool, input, context, next), "
+                            f"got {middleware!r}")
+        self._middlewares.append(middleware)
+        chain: Next = self._evaluate
+        for mw in reversed(self._middlewares):
+            chain = self._wrap(mw, chain)
+        self._chain = chain
+
+    @staticmethod
+    def _wrap(mw: Middleware, nxt: Next) -> Next:
+        def call(tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext
+                 ) -> PermissionDecision:
+            decision = mw(tool, tool_input, context, nxt)
+            if not isinstance(decision, PermissionDecision):
+                raise DeveloperOrientedException(
+                    f"permission middleware {getattr(mw, '__name__', mw)!r} returned "
+                    f"{type(decision).__name__}, expected a PermissionDecision")
+            return decision
+
+        return call
+
+    @property
+    def rules(self) -> list[PermissionRule]:
+        """Every rule in force: session rules, then managed, local, project, user."""
+        self._refresh_settings()
+        return self._all_rules()
+
+    def _all_rules(self) -> list[PermissionRule]:
+        settings_rules = self.settings.merged.rules if self.settings is not None else []
+        return [*self._session_rules, *settings_rules]
+
+    def add_rule(self, rule: PermissionRule | str, layer: str | None = None) -> PermissionRule:
+        """Add a rule to session memory (``layer=None``) or write it to a settings layer
+        ("local", "project", "user"). Its examples are checked first when its tool is known."""
+        if isinstance(rule, str):
+            rule = PermissionRule.parse(rule)
+        if layer is None:
+            rule = rule if rule.source else rule.with_(source="session")
+            self._check_known(rule)
+            if all(_rule_key(rule) != _rule_key(r) for r in self._session_rules):
+                self._session_rules.append(rule)
+            self._index = None
+            return rule
+        if self.settings is None:
+            raise SettingsError(layer, "this engine has no settings store to write rules to")
+        self._check_known(rule.with_(source=str(self.settings.path(layer))))
+        stored = self.settings.add_rule(layer, rule.behavior, rule)
+        self._index = None
+        return stored
+
+    def remove_rule(self, rule: PermissionRule | str, layer: str | None = None) -> bool:
+        """Remove a rule (by text and behavior) from session memory or a settings layer."""
+        if isinstance(rule, str):
+            rule = PermissionRule.parse(rule)
+        if layer is None:
+            before = len(self._session_rules)
+            self._session_rules = [r for r in self._session_rules
+                                   if not (r.text == rule.text and r.behavior is rule.behavior)]
+            self._index = None
+            return len(self._session_rules) != before
+        if self.settings is None:
+            raise SettingsError(layer, "this engine has no settings store")
+        removed = self.settings.remove_rule(layer, rule.behavior, rule.text)
+        self._index = None
+        return removed
+
+    # --- rule loading and examples ---------------------------------------------------------
+
+    def _check_known(self, rule: PermissionRule) -> None:
+        """Validate a rule's examples now when its tool is known (raises RuleExampleError)."""
+        if not (rule.examples or rule.counter_examples):
+            return
+        tool = self._resolve(rule.tool) if self._resolve is not None else None
+        if tool is not None:
+            validate_examples(rule, tool, self._base_context)
+            self._validated.add(_rule_key(rule))
+
+    def _refresh_settings(self) -> None:
+        if self.settings is not None and self.settings.reload_if_changed():
+            self._index = None
+
+    def _build_index(self) -> _RuleIndex:
+        rules = self._all_rules()
+        pending: dict[str, list[PermissionRule]] = {}
+        for r in rules:
+            if not (r.examples or r.counter_examples) or _rule_key(r) in self._validated:
+                continue
+            tool = self._resolve(r.tool) if self._resolve is not None else None
+            if tool is None:
+                pending.setdefault(r.tool, []).append(r)
+                continue
+            validate_examples(r, tool, self._base_context)
+            self._validated.add(_rule_key(r))
+        self._pending = pending
+        return _RuleIndex(rules)
+
+    def _validate_pending(self, tool: "Tool", context: PermissionContext) -> None:
+        rules = self._pending.get(tool.name, [])
+        while rules:
+            validate_examples(rules[0], tool, context)  # raises: the rule stays pending
+            self._validated.add(_rule_key(rules.pop(0)))
+        self._pending.pop(tool.name, None)
+
+    # --- deciding --------------------------------------------------------------------------
+
+    def decide(self, tool: "Tool", tool_input: Mapping[str, Any], *,
+               context: PermissionContext | None = None,
+               mode: PermissionMode | str | None = None) -> PermissionDecision:
+        """The decision for one call. ``mode`` (else ``engine.mode``) overrides the mode of
+        ``context`` (else ``engine.context``)."""
+        self._refresh_settings()
+        if self._index is None:
+            self._index = self._build_index()
+        if context is None:
+            ctx = self.context
+            if mode is not None:
+                m = PermissionMode.parse(mode)
+                if m is not ctx.mode:
+                    ctx = ctx.with_(mode=m)
+        else:
+            if self.settings is not None:
+                context = self._with_extra(context, self.settings.merged.additional_directories)
+            m = PermissionMode.parse(mode) if mode is not None else self._current_mode()
+            ctx = context if context.mode is m else context.with_(mode=m)
+        if self._pending and tool.name in self._pending:
+            self._validate_pending(tool, ctx)
+        try:
+            decision = self._chain(tool, tool_input, ctx)
+        except DeveloperOrientedException:
+            raise
+        except Exception as exc:  # a middleware that broke: never a silent allow
+            decision = self._error(MODE_TABLE[ctx.mode], "middleware", exc, [], tool)
+        if self.audit is not None:
+            self._record(tool, tool_input, decision, ctx.mode)
+        return decision
+
+    def _record(self, tool: "Tool", tool_input: Mapping[str, Any],
+                decision: PermissionDecision, mode: PermissionMode) -> None:
+        try:
+            summary = tool.input_summary(tool_input)
+        except Exception:
+            summary = repr(tool_input)[:200]
+        self.audit.record_decision(tool=tool.name, input_summary=summary, decision=decision,
+                                   mode=mode, session=self.session)
+
+    def record_answer(self, tool: "Tool", tool_input: Mapping[str, Any],
+                      decision: PermissionDecision, answer: str,
+                      rule: PermissionRule | None = None) -> None:
+        """Log a person's answer to an ASK (``allow_once``, ``always_allow``, ``deny`` …)."""
+        if self.audit is None:
+            return
+        try:
+            summary = tool.input_summary(tool_input)
+        except Exception:
+            summary = repr(tool_input)[:200]
+        self.audit.record_answer(tool=tool.name, input_summary=summary, decision=decision,
+                                 answer=answer, rule=rule, mode=self._current_mode(),
+                                 session=self.session)
+
+    def _evaluate(self, tool: "Tool", tool_input: Mapping[str, Any],
+                  context: PermissionContext) -> PermissionDecision:
+        policy = MODE_TABLE[context.mode]
+        trace: list[TraceStep] = []
+        try:
+            return self._steps(tool, tool_input, context, policy, trace)
+        except DeveloperOrientedException:
+            raise
+        except Exception as exc:
+            step = STEPS[min(len(trace), len(STEPS) - 1)]
+            return self._error(policy, step, exc, trace, tool)
+
+    def _first_match(self, behavior: PermissionBehavior, tool: "Tool",
+                     tool_input: Mapping[str, Any], context: PermissionContext
+                     ) -> tuple[PermissionRule | None, int]:
+        rules = self._index.lookup(behavior, tool.name)  # type: ignore[union-attr]
+        for r in rules:
+            if rule_matches(r, tool, tool_input, context):
+                return r, len(rules)
+        return None, len(rules)
+
+    def _steps(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
+               policy: ModePolicy, trace: list[TraceStep]) -> PermissionDecision:
+        name = tool.name
+        mode = policy.mode.value
+
+        # 1. deny rules: from any layer, in every mode
+        rule, n = self._first_match(DENY, tool, tool_input, context)
+        if rule is not None:
+            trace.append(TraceStep("deny_rules", "deny", f"matched {rule.text}"))
+            return self._done(DENY, "deny_rules", trace, tool,
+                              f"denied by rule {rule.text}",
+                              f"Permission to use {name} was denied by rule {rule.text}.",
+                              rule=rule)
+        trace.append(TraceStep("deny_rules", "no match", f"{n} deny rule(s) for {name}"))
+
+        # 2. ask rules
+        rule, n = self._first_match(ASK, tool, tool_input, context)
+        if rule is not None:
+            verdict = policy.ask_rule
+            if verdict is ASK:
+                trace.append(TraceStep("ask_rules", "ask", f"matched {rule.text}"))
+                return self._done(ASK, "ask_rules", trace, tool, f"ask rule {rule.text}",
+                                  f"Permission required for {name} (rule {rule.text}).",
+                                  rule=rule, tool_input=tool_input, context=context)
+            trace.append(TraceStep("ask_rules", verdict.value,
+                                   f"matched {rule.text}; {mode} turns ASK into {verdict.value}"))
+            return self._done(verdict, "ask_rules", trace, tool,
+                              f"ask rule {rule.text}; {mode} mode: no one to answer",
+                              f"Permission to use {name} was denied: rule {rule.text} requires "
+                              f"asking, and no one can answer in {mode} mode.", rule=rule)
+        trace.append(TraceStep("ask_rules", "no match", f"{n} ask rule(s) for {name}"))
+
+        # 3. read-only fast path
+        if tool.is_read_only(tool_input):
+            trace.append(TraceStep("read_only", "allow", "the call cannot change anything"))
+            return self._done(ALLOW, "read_only", trace, tool, "read-only call",
+                              f"Permission granted for {name} (read-only).")
+        trace.append(TraceStep("read_only", "no", "not a read-only call"))
+
+        # 4. the tool's own check
+        remembered: tuple[PermissionDecision, PermissionBehavior] | None = None
+        if not policy.tool_check:
+            trace.append(TraceStep("tool_check", "skipped", f"not called in {mode} mode"))
+        else:
+            d = tool.check_permissions(tool_input, context)
+            if not isinstance(d, PermissionDecision):
+                raise TypeError(f"{name}.check_permissions returned {type(d).__name__}, "
+                                f"expected a PermissionDecision")
+            b = d.behavior
+            if b is ALLOW or b is DENY:
+                trace.append(TraceStep("tool_check", b.value, d.reason or d.message))
+                return self._done(b, "tool_check", trace, tool, d.reason or d.message,
+                                  d.message or d.reason, bypass_immune=d.bypass_immune)
+            if b is ASK:
+                verdict = policy.safety_ask if d.bypass_immune else policy.plain_ask
+                kind = "safety ASK" if d.bypass_immune else "ASK"
+                if verdict is None:
+                    trace.append(TraceStep("tool_check", "ignored",
+                                           f"{kind} ignored in {mode} mode: {d.reason}"))
+                elif d.bypass_immune:
+                    trace.append(TraceStep("tool_check", verdict.value,
+                                           f"safety ASK (allow rules cannot silence it): "
+                                           f"{d.reason}"))
+                    if verdict is ASK:
+                        return self._done(ASK, "tool_check", trace, tool, d.reason,
+                                          d.message or d.reason, bypass_immune=True)
+                    return self._done(verdict, "tool_check", trace, tool,
+                                      f"safety check: {d.reason}; {mode} mode: no one to answer",
+                                      f"Permission to use {name} was denied: "
+                                      f"{d.message or d.reason} (no one can answer in {mode} "
+                                      f"mode).", bypass_immune=True)
+                else:
+                    trace.append(TraceStep("tool_check", "ask",
+                                           f"{d.reason}; an allow rule may still allow it"))
+                    remembered = (d, verdict)
+            else:
+                trace.append(TraceStep("tool_check", "passthrough", d.reason or "no opinion"))
+
+        # 5. allow rules
+        if not policy.allow_rules:
+            trace.append(TraceStep("allow_rules", "not consulted", f"{mode} mode"))
+        else:
+            rule, n = self._first_match(ALLOW, tool, tool_input, context)
+            if rule is not None:
+                trace.append(TraceStep("allow_rules", "allow", f"matched {rule.text}"))
+                return self._done(ALLOW, "allow_rules", trace, tool,
+                                  f"allowed by rule {rule.text}",
+                                  f"Permission granted for {name} by rule {rule.text}.",
+                                  rule=rule)
+            trace.append(TraceStep("allow_rules", "no match", f"{n} allow rule(s) for {name}"))
+
+        if remembered is not None:  # the tool's plain ASK stands
+            d, verdict = remembered
+            if verdict is ASK:
+                return self._done(ASK, "tool_check", trace, tool, d.reason,
+                                  d.message or d.reason, tool_input=tool_input, context=context,
+                                  offered=d.suggestions)
+            return self._done(verdict, "tool_check", trace, tool,
+                              f"{d.reason}; {mode} mode: no one to answer",
+                              f"Permission to use {name} was denied: {d.message or d.reason} "
+                              f"(no one can answer in {mode} mode).",
+                              tool_input=tool_input, context=context, offered=d.suggestions)
+
+        # 6. fallback
+        fb = policy.fallback
+        trace.append(TraceStep("fallback", fb.value, policy.fallback_reason))
+        if fb is ALLOW:
+            message = f"Permission granted for {name} ({mode} mode)."
+        elif fb is ASK:
+            message = f"Permission required for {name}."
+        else:
+            message = f"Permission to use {name} was denied: {policy.fallback_reason}."
+        # suggestions only where an allow rule could have changed the outcome
+        useful = fb is ASK or (fb is DENY and policy.allow_rules)
+        return self._done(fb, "fallback", trace, tool, policy.fallback_reason, message,
+                          tool_input=tool_input if useful else None, context=context)
+
+    def _done(self, behavior: PermissionBehavior, step: str, trace: list[TraceStep],
+              tool: "Tool", reason: str, message: str, *, rule: PermissionRule | None = None,
+              bypass_immune: bool = False, tool_input: Mapping[str, Any] | None = None,
+              context: PermissionContext | None = None, offered: Sequence[Any] = ()
+              ) -> PermissionDecision:
+        """Finish a decision: fill the steps not reached, attach suggestions when a rule could
+        change the outcome (a non-safety ASK, or dont_ask's DENY of one)."""
+        n = _STEP_NO[step]
+        for later in STEPS[len(trace):]:
+            trace.append(TraceStep(later, "skipped", f"decided at step {n} ({step})"))
+        suggestions: list[PermissionRule] = []
+        if tool_input is not None and not bypass_immune and context is not None:
+            suggestions = self._suggest(tool, tool_input, context, offered)
+        return PermissionDecision(behavior, message=message, reason=reason,
+                                  bypass_immune=bypass_immune, step=step, rule=rule,
+                                  rule_source=rule.source if rule is not None else None,
+                                  suggestions=suggestions, trace=trace)
+
+    @staticmethod
+    def _suggest(tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
+                 offered: Sequence[Any]) -> list[PermissionRule]:
+        try:
+            raw = list(offered) or tool.suggest_rules(tool_input, context)
+        except DeveloperOrientedException:
+            raise
+        except Exception:  # no suggestion is better than no decision
+            return []
+        return filter_suggestions(raw, tool)
+
+    @staticmethod
+    def _error(policy: ModePolicy, step: str, exc: Exception, trace: list[TraceStep],
+               tool: "Tool") -> PermissionDecision:
+        what = f"{type(exc).__name__}: {exc}"
+        verdict = policy.on_error
+        trace = list(trace[: _STEP_NO.get(step, len(STEPS)) - 1])
+        if step in _STEP_NO:
+            trace.append(TraceStep(step, verdict.value, f"error: {what}"))
+            n = _STEP_NO[step]
+        else:
+            n = len(trace)
+        for later in STEPS[len(trace):]:
+            trace.append(TraceStep(later, "skipped", f"stopped by an error at {step}"))
+        name = getattr(tool, "name", "?")
+        return PermissionDecision(
+            verdict, reason=f"the permission check failed at {step}: {what}",
+            message=f"Permission for {name} could not be checked ({what}); "
+                    + ("asking instead." if verdict is ASK else "denied."),
+            bypass_immune=True, step=step if n else None, trace=trace)

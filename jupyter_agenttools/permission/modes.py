@@ -1,0 +1,82 @@
+"""The one table of per-mode differences (SPEC §5.2).
+
+Every mode runs the same six-step skeleton in ``engine.py``; this table is the only place
+where modes differ. ``None`` in a column means "ignored: the engine goes on to the next step".
+
+| step                 | default | accept_edits | explore      | bypass   | dont_ask |
+|----------------------|---------|--------------|--------------|----------|----------|
+| 2 ask rules          | ASK     | ASK          | ASK          | ASK      | DENY     |
+| 4 tool check runs    | yes     | yes          | no           | yes      | yes      |
+| 4 safety ASK         | ASK     | ASK          | —            | ignored  | DENY     |
+| 4 plain ASK          | ASK*    | ASK*         | —            | ignored  | DENY*    |
+| 5 allow rules        | yes     | yes          | no           | yes      | yes      |
+| 6 fallback           | ASK     | ASK          | DENY         | ALLOW    | DENY     |
+
+(*) a plain ASK from the tool is remembered; a matching allow rule (step 5) still allows the
+call, otherwise the remembered verdict is the result. accept_edits' "in-working-dir edits are
+ALLOW" is the file tools' own check (they see ``context.mode``), not an engine rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .types import PermissionBehavior, PermissionMode
+
+__all__ = ["ModePolicy", "MODE_TABLE", "policy_for"]
+
+ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
+
+
+@dataclass(frozen=True)
+class ModePolicy:
+    mode: PermissionMode
+    #: what a matching ask rule gives (step 2)
+    ask_rule: PermissionBehavior
+    #: whether the tool's own check runs (step 4)
+    tool_check: bool
+    #: what a safety ASK (bypass_immune) from the tool becomes; None: ignored
+    safety_ask: PermissionBehavior | None
+    #: what a plain ASK from the tool becomes when no allow rule matches; None: ignored
+    plain_ask: PermissionBehavior | None
+    #: whether allow rules are consulted (step 5)
+    allow_rules: bool
+    #: the verdict when nothing else decided (step 6)
+    fallback: PermissionBehavior
+    #: why the fallback says what it says
+    fallback_reason: str
+    #: what an engine error (a tool hook that raised) becomes: never a silent allow
+    on_error: PermissionBehavior
+
+
+MODE_TABLE: dict[PermissionMode, ModePolicy] = {
+    p.mode: p
+    for p in (
+        ModePolicy(PermissionMode.DEFAULT, ask_rule=ASK, tool_check=True, safety_ask=ASK,
+                   plain_ask=ASK, allow_rules=True, fallback=ASK,
+                   fallback_reason="default mode asks for anything not allowed by a rule",
+                   on_error=ASK),
+        ModePolicy(PermissionMode.ACCEPT_EDITS, ask_rule=ASK, tool_check=True, safety_ask=ASK,
+                   plain_ask=ASK, allow_rules=True, fallback=ASK,
+                   fallback_reason="accept_edits mode asks for anything but in-project edits "
+                                   "not allowed by a rule",
+                   on_error=ASK),
+        ModePolicy(PermissionMode.EXPLORE, ask_rule=ASK, tool_check=False, safety_ask=None,
+                   plain_ask=None, allow_rules=False, fallback=DENY,
+                   fallback_reason="explore mode is read-only",
+                   on_error=ASK),
+        ModePolicy(PermissionMode.BYPASS, ask_rule=ASK, tool_check=True, safety_ask=None,
+                   plain_ask=None, allow_rules=True, fallback=ALLOW,
+                   fallback_reason="bypass mode allows anything not denied",
+                   on_error=ASK),
+        ModePolicy(PermissionMode.DONT_ASK, ask_rule=DENY, tool_check=True, safety_ask=DENY,
+                   plain_ask=DENY, allow_rules=True, fallback=DENY,
+                   fallback_reason="dont_ask mode denies anything not allowed by a rule "
+                                   "(no one is there to answer)",
+                   on_error=DENY),
+    )
+}
+
+
+def policy_for(mode: PermissionMode | str) -> ModePolicy:
+    return MODE_TABLE[PermissionMode.parse(mode)]
