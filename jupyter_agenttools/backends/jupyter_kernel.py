@@ -1,0 +1,734 @@
+"""JupyterKernelBackend: the primitives run inside another Jupyter kernel.
+
+The kernel is either started here with jupyter_client (``JupyterKernelBackend.start``) or an
+existing/new kernel on a Jupyter Server reached by URL + token (``JupyterKernelBackend.connect``:
+REST for the kernel, the WebSocket ``/channels`` endpoint in its JSON form for messages).
+
+Every primitive is a Python snippet executed in that kernel (so the kernel must be a Python
+kernel). The snippet answers through ``display_data`` messages of a private MIME type, one JSON
+object each, so bytes travel base64-encoded and output streams back as it arrives. Commands run
+as a subprocess in a new session; the snippet enforces the timeout itself (SIGTERM, then SIGKILL
+to the whole group), and an interrupt (sent when the caller is cancelled or the kernel overruns)
+raises KeyboardInterrupt in the snippet whose ``finally`` kills the group as well.
+
+A kernel that dies mid-call gives BackendError at once (not a hang); the next call — or an
+explicit ``await backend.restart()`` — restarts (started kernel) or reconnects (server kernel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import datetime
+import json
+import queue
+import uuid
+from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from ..errors import BackendError
+from .base import (OPS_SOURCE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem,
+                   raise_remote_error)
+
+__all__ = ["JupyterKernelBackend"]
+
+MIME = "application/x-agenttools-backend+json"
+FILE_CHUNK = 512 * 1024  # raw bytes per message for file transfer
+OP_TIMEOUT = 120.0  # seconds a non-command call may take before the kernel is interrupted
+TIMEOUT_SLACK = 15.0  # kernel-side timeouts are enforced there; this is the host's backstop
+POLL = 0.5  # seconds between liveness checks while waiting
+
+# Kernel-side code, installed once per kernel (re-installed automatically after a restart).
+_KERNEL_SOURCE = OPS_SOURCE + r'''
+import base64 as _b64, queue as _q, signal as _sig, subprocess as _sp, tempfile as _tf
+import threading as _th, time as _tm
+from IPython.display import display as _display
+
+_AGT_MIME = "application/x-agenttools-backend+json"
+_agt_writes = {}
+
+def _agt_emit(obj):
+    _display({_AGT_MIME: obj}, raw=True)
+
+def _agt_killpg(pid, sig):
+    try:
+        _o.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+def _agt_exec(argv, cwd, env, timeout):
+    full = dict(_o.environ)
+    full.update(env or {})
+    try:
+        p = _sp.Popen(argv, cwd=cwd or None, env=full, stdin=_sp.DEVNULL, stdout=_sp.PIPE,
+                      stderr=_sp.PIPE, start_new_session=True)
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
+        code = 126 if isinstance(e, PermissionError) else 127
+        msg = "cannot run %r: %s: %s\n" % (list(argv), e.strerror, e.filename or "")
+        _agt_emit({"k": "out", "s": "stderr", "b": _b64.b64encode(msg.encode()).decode()})
+        _agt_emit({"k": "exit", "code": code, "timed_out": False})
+        return
+    _agt_emit({"k": "pid", "pid": p.pid})
+    q = _q.Queue(maxsize=16)
+
+    def pump(name, f):
+        try:
+            while True:
+                b = _o.read(f.fileno(), 65536)
+                if not b:
+                    break
+                q.put((name, b))
+        finally:
+            q.put((name, None))
+
+    threads = [_th.Thread(target=pump, args=("stdout", p.stdout), daemon=True),
+               _th.Thread(target=pump, args=("stderr", p.stderr), daemon=True)]
+    for t in threads:
+        t.start()
+    deadline = None if timeout is None else _tm.monotonic() + timeout
+    open_streams, timed_out = 2, False
+
+    def drain(until):
+        nonlocal open_streams
+        while open_streams:
+            wait = until - _tm.monotonic()
+            if wait <= 0:
+                return
+            try:
+                name, b = q.get(timeout=min(wait, 0.5))
+            except _q.Empty:
+                continue
+            if b is None:
+                open_streams -= 1
+            else:
+                _agt_emit({"k": "out", "s": name, "b": _b64.b64encode(b).decode()})
+
+    try:
+        while open_streams:
+            now = _tm.monotonic()
+            if deadline is not None and now >= deadline:
+                timed_out = True
+                break
+            drain(min(now + 0.5, deadline) if deadline is not None else now + 0.5)
+        if timed_out:
+            _agt_killpg(p.pid, _sig.SIGTERM)
+            try:
+                p.wait(0.5)
+            except _sp.TimeoutExpired:
+                pass
+            _agt_killpg(p.pid, _sig.SIGKILL)
+            drain(_tm.monotonic() + 0.5)
+        p.wait()
+    finally:
+        if p.poll() is None or timed_out:
+            _agt_killpg(p.pid, _sig.SIGKILL)
+            p.wait()
+        for f in (p.stdout, p.stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
+    _agt_emit({"k": "exit", "code": p.returncode, "timed_out": timed_out})
+
+def _agt_read(path, chunk):
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(chunk)
+            if not b:
+                break
+            _agt_emit({"k": "data", "b": _b64.b64encode(b).decode()})
+    _agt_emit({"k": "result", "v": {"ok": True}})
+
+def _agt_write_begin(token, path):
+    path = _o.path.realpath(path) if _o.path.islink(path) else path
+    if _o.path.isdir(path):
+        raise IsADirectoryError(21, "Is a directory", path)
+    parent = _o.path.dirname(_o.path.abspath(path))
+    _o.makedirs(parent, exist_ok=True)
+    fd, tmp = _tf.mkstemp(prefix=".agt-", dir=parent)
+    _agt_writes[token] = (_o.fdopen(fd, "wb"), tmp, path)
+
+def _agt_write_chunk(token, b):
+    _agt_writes[token][0].write(_b64.b64decode(b))
+
+def _agt_write_end(token, commit):
+    f, tmp, path = _agt_writes.pop(token)
+    f.close()
+    if not commit:
+        _o.unlink(tmp)
+        return
+    try:
+        mode = _o.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        um = _o.umask(0)
+        _o.umask(um)
+        mode = 0o666 & ~um
+    _o.chmod(tmp, mode)
+    _o.replace(tmp, path)
+
+def _agt_kill_group(pgid):
+    _agt_killpg(pgid, _sig.SIGKILL)
+
+_AGT_OPS.update(write_begin=_agt_write_begin, write_chunk=_agt_write_chunk,
+                write_end=_agt_write_end, kill_group=_agt_kill_group)
+
+def _agt_main(req):
+    req = _j.loads(req)
+    kind = req["kind"]
+    if kind == "exec":
+        _agt_exec(req["argv"], req["cwd"], req["env"], req["timeout"])
+    elif kind == "read":
+        try:
+            _agt_read(req["path"], req["chunk"])
+        except OSError as e:
+            _agt_emit({"k": "result", "v": {"error": [type(e).__name__, e.errno,
+                                                      e.strerror or str(e), e.filename]}})
+    else:
+        _agt_emit({"k": "result", "v": _agt_dispatch(req["op"], req["args"])})
+'''
+
+
+def _snippet(request: dict[str, Any]) -> str:
+    # The guard installs the helpers in a private namespace the first time (and after restarts).
+    return (
+        "if '__agenttools_backend__' not in globals():\n"
+        "    __agenttools_backend__ = {}\n"
+        f"    exec({_KERNEL_SOURCE!r}, __agenttools_backend__)\n"
+        f"__agenttools_backend__['_agt_main']({json.dumps(request)!r})\n"
+    )
+
+
+class _KernelDied(Exception):
+    pass
+
+
+# --- transports ---------------------------------------------------------------------------------
+
+
+class _ZMQTransport:
+    """A kernel this process started with jupyter_client."""
+
+    def __init__(self, kernel_name: str, cwd: str | None):
+        self.kernel_name = kernel_name
+        self.cwd = cwd
+        self.km: Any = None
+        self.kc: Any = None
+
+    async def open(self) -> None:
+        from jupyter_client.manager import AsyncKernelManager
+
+        self.km = AsyncKernelManager(kernel_name=self.kernel_name)
+        kw = {"cwd": self.cwd} if self.cwd else {}
+        await self.km.start_kernel(**kw)
+        await self._connect_client()
+
+    async def _connect_client(self) -> None:
+        if self.kc is not None:
+            self.kc.stop_channels()
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        try:
+            await self.kc.wait_for_ready(timeout=60)
+        except RuntimeError as exc:
+            raise BackendError(f"kernel {self.kernel_name!r} did not become ready: {exc}") from None
+
+    def execute(self, code: str) -> str:
+        return self.kc.execute(code, silent=False, store_history=False, allow_stdin=False)
+
+    async def next_iopub(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            return await self.kc.get_iopub_msg(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    async def drain_shell(self) -> None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                await self.kc.get_shell_msg(timeout=0.001)
+
+    async def alive(self) -> bool:
+        return bool(await self.km.is_alive())
+
+    async def interrupt(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.km.interrupt_kernel()
+
+    async def restart(self) -> None:
+        if await self.km.is_alive():
+            await self.km.restart_kernel(now=True)
+        else:
+            await self.km.start_kernel(**({"cwd": self.cwd} if self.cwd else {}))
+        await self._connect_client()
+
+    @property
+    def pid(self) -> int | None:
+        return getattr(getattr(self.km, "provisioner", None), "pid", None)
+
+    async def close(self) -> None:
+        if self.kc is not None:
+            self.kc.stop_channels()
+        if self.km is not None:
+            with contextlib.suppress(Exception):
+                await self.km.shutdown_kernel(now=True)
+
+
+class _WSTransport:
+    """A kernel on a Jupyter Server: REST for its lifecycle, WebSocket channels for messages."""
+
+    def __init__(self, url: str, token: str | None, kernel_id: str | None, kernel_name: str):
+        self.url = url.rstrip("/")
+        self.token = token
+        self.kernel_id = kernel_id
+        self.kernel_name = kernel_name
+        self.created = False
+        self.session = uuid.uuid4().hex
+        self.ws: Any = None
+        self.iopub: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.shell: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+        self._closed = True
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"token {self.token}"} if self.token else {}
+
+    async def _http(self, method: str, path: str, body: Any = None) -> Any:
+        from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+        kw: dict[str, Any] = {"method": method, "headers": self._headers(),
+                              "request_timeout": 60}
+        if method in ("POST", "PUT", "PATCH"):
+            kw["body"] = json.dumps(body or {})
+        try:
+            resp = await AsyncHTTPClient().fetch(self.url + path, **kw)
+        except HTTPClientError as exc:
+            detail = exc.response.body.decode("utf-8", "replace")[:300] if exc.response else ""
+            raise BackendError(f"Jupyter Server {method} {path} failed: HTTP {exc.code} "
+                               f"{detail}".strip()) from None
+        except OSError as exc:
+            raise BackendError(f"cannot reach Jupyter Server at {self.url}: {exc}") from None
+        return json.loads(resp.body) if resp.body else None
+
+    async def open(self) -> None:
+        if self.kernel_id is None:
+            model = await self._http("POST", "/api/kernels", {"name": self.kernel_name})
+            self.kernel_id = model["id"]
+            self.created = True
+        else:
+            await self._http("GET", f"/api/kernels/{quote(self.kernel_id)}")
+        await self._connect_ws()
+
+    async def _connect_ws(self) -> None:
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        if self.ws is not None:
+            self.ws.close()
+        parts = urlsplit(self.url)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        path = f"{parts.path}/api/kernels/{quote(str(self.kernel_id))}/channels"
+        ws_url = urlunsplit((scheme, parts.netloc, path, f"session_id={self.session}", ""))
+        try:
+            self.ws = await websocket_connect(
+                HTTPRequest(ws_url, headers=self._headers(), request_timeout=60),
+                max_message_size=256 * 1024 * 1024)
+        except Exception as exc:
+            raise BackendError(f"cannot open the kernel WebSocket {ws_url}: {exc}") from None
+        self.iopub = asyncio.Queue()
+        self.shell = asyncio.Queue()
+        self._closed = False
+        self._reader = asyncio.ensure_future(self._read_loop(self.ws))
+        # Wait until the channels carry messages (kernel_info round trip).
+        msg_id = self._send("kernel_info_request", {})
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 60
+        while loop.time() < end:
+            try:
+                reply = await asyncio.wait_for(self.shell.get(), end - loop.time())
+            except asyncio.TimeoutError:
+                break
+            if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                return
+        raise BackendError(f"kernel {self.kernel_id} did not answer kernel_info over WebSocket")
+
+    async def _read_loop(self, ws: Any) -> None:
+        try:
+            while True:
+                raw = await ws.read_message()
+                if raw is None:
+                    break
+                if isinstance(raw, bytes):  # binary-framed protocol: not requested, skip
+                    continue
+                msg = json.loads(raw)
+                channel = msg.get("channel")
+                if channel == "iopub":
+                    self.iopub.put_nowait(msg)
+                elif channel == "shell":
+                    self.shell.put_nowait(msg)
+        except Exception:  # connection lost: same as closed
+            pass
+        finally:
+            if ws is self.ws:
+                self._closed = True
+                self.iopub.put_nowait(None)
+
+    def _send(self, msg_type: str, content: dict[str, Any]) -> str:
+        msg_id = uuid.uuid4().hex
+        msg = {
+            "header": {"msg_id": msg_id, "msg_type": msg_type, "username": "agenttools",
+                       "session": self.session, "version": "5.3",
+                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat()},
+            "parent_header": {}, "metadata": {}, "content": content, "channel": "shell",
+            "buffers": [],
+        }
+        self.ws.write_message(json.dumps(msg))
+        return msg_id
+
+    def execute(self, code: str) -> str:
+        if self._closed:
+            raise _KernelDied("the kernel WebSocket is closed")
+        return self._send("execute_request", {
+            "code": code, "silent": False, "store_history": False, "user_expressions": {},
+            "allow_stdin": False, "stop_on_error": True})
+
+    async def next_iopub(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            msg = await asyncio.wait_for(self.iopub.get(), timeout)
+        except asyncio.TimeoutError:
+            return None
+        if msg is None:
+            raise _KernelDied("the kernel WebSocket closed")
+        return msg
+
+    async def drain_shell(self) -> None:
+        while not self.shell.empty():
+            self.shell.get_nowait()
+
+    async def alive(self) -> bool:
+        return not self._closed
+
+    async def interrupt(self) -> None:
+        with contextlib.suppress(BackendError):
+            await self._http("POST", f"/api/kernels/{quote(str(self.kernel_id))}/interrupt")
+
+    async def restart(self) -> None:
+        try:
+            await self._http("POST", f"/api/kernels/{quote(str(self.kernel_id))}/restart")
+        except BackendError:
+            if not self.created:
+                raise
+            # The kernel we created is gone altogether: make a new one.
+            self.kernel_id = None
+            await self.open()
+            return
+        await self._connect_ws()
+
+    @property
+    def pid(self) -> int | None:
+        return None
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            self.ws.close()
+            self.ws = None
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.created and self.kernel_id:
+            with contextlib.suppress(BackendError):
+                await self._http("DELETE", f"/api/kernels/{quote(self.kernel_id)}")
+            self.kernel_id = None
+
+
+# --- the backend --------------------------------------------------------------------------------
+
+
+class JupyterKernelBackend(BackendBase):
+    """Build with ``await JupyterKernelBackend.start(...)`` or ``await …connect(...)``."""
+
+    def __init__(self, transport: Any, *, memory_cap: int | None = None,
+                 spool_dir: str | None = None):
+        kw: dict[str, Any] = {"spool_dir": spool_dir}
+        if memory_cap is not None:
+            kw["memory_cap"] = memory_cap
+        super().__init__(**kw)
+        self._transport = transport
+        self._lock = asyncio.Lock()
+        self._dead: str | None = None
+        self._orphan_groups: set[int] = set()
+
+    @classmethod
+    async def start(cls, kernel_name: str = "python3", cwd: str | None = None,
+                    **kw: Any) -> "JupyterKernelBackend":
+        """Start a kernel of ``kernel_name`` (a Python kernelspec) with jupyter_client."""
+        transport = _ZMQTransport(kernel_name, cwd)
+        try:
+            await transport.open()
+        except BaseException:
+            await transport.close()
+            raise
+        return cls(transport, **kw)
+
+    @classmethod
+    async def connect(cls, url: str, token: str | None = None, kernel_id: str | None = None,
+                      kernel_name: str = "python3", **kw: Any) -> "JupyterKernelBackend":
+        """Use kernel ``kernel_id`` on the Jupyter Server at ``url``, or start a new one of
+        ``kernel_name`` there (shut down again by ``close``)."""
+        transport = _WSTransport(url, token, kernel_id, kernel_name)
+        try:
+            await transport.open()
+        except BaseException:
+            await transport.close()
+            raise
+        return cls(transport, **kw)
+
+    @property
+    def kernel_pid(self) -> int | None:
+        """The kernel's process id when it was started here (None for a server kernel)."""
+        return self._transport.pid
+
+    @property
+    def kernel_id(self) -> str | None:
+        return getattr(self._transport, "kernel_id", None)
+
+    async def restart(self) -> None:
+        """Restart the kernel (or reconnect to the server's kernel), e.g. after it died."""
+        async with self._lock:
+            await self._restart_unlocked()
+
+    async def _restart_unlocked(self) -> None:
+        await self._transport.restart()
+        self._dead = None
+        orphans, self._orphan_groups = self._orphan_groups, set()
+        for pgid in orphans:
+            with contextlib.suppress(Exception):
+                async for _ in self._exchange_unlocked(
+                        {"kind": "op", "op": "kill_group", "args": [pgid]}, None):
+                    pass
+
+    async def close(self) -> None:
+        await self._transport.close()
+
+    # --- one request/response exchange with the kernel ----------------------------------------
+
+    async def _exchange(self, request: dict[str, Any], timeout: float | None
+                        ) -> AsyncIterator[dict[str, Any]]:
+        """Run one request in the kernel and yield the objects it emits, in order."""
+        async with self._lock:
+            if self._dead is not None:
+                # The previous call saw the kernel die: bring it back before going on.
+                try:
+                    await self._restart_unlocked()
+                except Exception as exc:
+                    raise BackendError(f"the kernel died ({self._dead}) and could not be "
+                                       f"restarted: {exc}") from None
+            async for item in self._exchange_unlocked(request, timeout):
+                yield item
+
+    async def _exchange_unlocked(self, request: dict[str, Any], timeout: float | None
+                                 ) -> AsyncIterator[dict[str, Any]]:
+        """One request, without the lock: yields what the kernel emits for it."""
+        t = self._transport
+        loop = asyncio.get_running_loop()
+        try:
+            msg_id = t.execute(_snippet(request))
+        except _KernelDied as exc:
+            self._dead = str(exc)
+            raise BackendError(f"the kernel is gone: {exc}; the next call restarts it "
+                               f"(or call restart())") from None
+        deadline = loop.time() + (OP_TIMEOUT if timeout is None else timeout + TIMEOUT_SLACK)
+        interrupted_at: float | None = None
+        done = False
+        error: str | None = None
+        try:
+            while True:
+                try:
+                    msg = await t.next_iopub(POLL)
+                except _KernelDied as exc:
+                    raise self._died(str(exc)) from None
+                if msg is None:
+                    if not await t.alive():
+                        raise self._died("the kernel process exited")
+                    now = loop.time()
+                    if interrupted_at is None and now > deadline:
+                        await t.interrupt()
+                        interrupted_at = now
+                    elif interrupted_at is not None and now > interrupted_at + 10:
+                        raise BackendError("the kernel did not answer, even after an "
+                                           "interrupt; restart the backend")
+                    continue
+                mtype = msg.get("msg_type") or msg.get("header", {}).get("msg_type")
+                content = msg.get("content", {})
+                if mtype == "status" and content.get("execution_state") in ("restarting",
+                                                                             "dead"):
+                    raise self._died(f"the kernel is {content['execution_state']}")
+                if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                    continue
+                if mtype == "display_data" and MIME in content.get("data", {}):
+                    yield content["data"][MIME]
+                elif mtype == "error":
+                    error = f"{content.get('ename')}: {content.get('evalue')}"
+                elif mtype == "status" and content.get("execution_state") == "idle":
+                    done = True
+                    break
+        finally:
+            if not done and self._dead is None:
+                # Cancelled or abandoned: stop the kernel-side work (the snippet's
+                # finally kills the process group) and wait for the kernel to be idle.
+                await t.interrupt()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(self._wait_idle(msg_id), 10)
+            with contextlib.suppress(Exception):
+                await t.drain_shell()
+        if error is not None:
+            if error.startswith("KeyboardInterrupt") and interrupted_at is not None:
+                raise BackendError("the kernel overran its time limit and was interrupted")
+            raise BackendError(f"the kernel-side helper failed: {error}")
+
+    async def _wait_idle(self, msg_id: str) -> None:
+        while True:
+            msg = await self._transport.next_iopub(POLL)
+            if msg and msg.get("parent_header", {}).get("msg_id") == msg_id and \
+                    msg.get("content", {}).get("execution_state") == "idle":
+                return
+
+    def _died(self, why: str) -> BackendError:
+        self._dead = why
+        return BackendError(f"the kernel died during the call ({why}); the next call restarts "
+                            f"it (or call restart())")
+
+    async def _call(self, op: str, *args: Any, timeout: float | None = None) -> Any:
+        answer: Any = None
+        async for item in self._exchange({"kind": "op", "op": op, "args": list(args)}, timeout):
+            if item.get("k") == "result":
+                answer = item["v"]
+        if answer is None:
+            raise BackendError(f"the kernel gave no answer to {op}")
+        if "error" in answer:
+            raise_remote_error(answer["error"])
+        return answer["ok"]
+
+    # --- primitives ---------------------------------------------------------------------------
+
+    async def exec_shell(self, argv: Sequence[str], *, cwd: str | None = None,
+                         timeout: float | None = None,
+                         env: Mapping[str, str] | None = None) -> ExecResult:
+        return await self.collect(self.exec_shell_stream(argv, cwd=cwd, timeout=timeout, env=env))
+
+    async def exec_shell_stream(self, argv: Sequence[str], *, cwd: str | None = None,
+                                timeout: float | None = None,
+                                env: Mapping[str, str] | None = None
+                                ) -> AsyncIterator[StreamItem]:
+        request = {"kind": "exec", "argv": [str(a) for a in argv], "cwd": cwd,
+                   "env": dict(env) if env else None,
+                   "timeout": None if timeout is None else float(timeout)}
+        final: ExecResult | None = None
+        pgid: int | None = None
+        try:
+            async for item in self._exchange(request, timeout if timeout is not None else 1e9):
+                k = item.get("k")
+                if k == "out":
+                    yield item["s"], base64.b64decode(item["b"])
+                elif k == "pid":
+                    pgid = int(item["pid"])
+                elif k == "exit":
+                    final = ExecResult(int(item["code"]), timed_out=bool(item["timed_out"]))
+        except BackendError:
+            if pgid is not None and final is None and self._dead is not None:
+                # The kernel died under its command: kill the orphaned group on restart.
+                self._orphan_groups.add(pgid)
+            raise
+        if final is None:
+            raise BackendError("the kernel finished the command without reporting its exit")
+        yield final
+
+    async def read_file(self, path: str) -> bytes:
+        data = bytearray()
+        answer: Any = None
+        async for item in self._exchange({"kind": "read", "path": path, "chunk": FILE_CHUNK},
+                                         None):
+            if item.get("k") == "data":
+                data += base64.b64decode(item["b"])
+            elif item.get("k") == "result":
+                answer = item["v"]
+        if answer is None:
+            raise BackendError(f"the kernel gave no answer reading {path}")
+        if "error" in answer:
+            raise_remote_error(answer["error"])
+        return bytes(data)
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        await self.write_stream(path, [bytes(data)])
+
+    async def write_stream(self, path: str, chunks: AsyncIterator[bytes] | Iterable[bytes]
+                           ) -> None:
+        token = uuid.uuid4().hex
+        await self._call("write_begin", token, path)
+        ok = False
+        try:
+            async for block in _rechunk(chunks, FILE_CHUNK):
+                await self._call("write_chunk", token, base64.b64encode(block).decode())
+            ok = True
+        finally:
+            if self._dead is None:
+                await self._call("write_end", token, ok)
+
+    async def read_stream(self, path: str, chunk_size: int = FILE_CHUNK
+                          ) -> AsyncIterator[bytes]:
+        data = await self.read_file(path)
+        for i in range(0, len(data), chunk_size):
+            yield data[i:i + chunk_size]
+
+    # --- derived operations, run directly in the kernel (no subprocess) ------------------------
+
+    async def getcwd(self) -> str:
+        return await self._call("getcwd")
+
+    async def expanduser(self, path: str) -> str:
+        return await self._call("expanduser", path)
+
+    async def stat(self, path: str) -> FileStat | None:
+        s = await self._call("stat", path)
+        return None if s is None else FileStat(int(s[0]), int(s[1]), bool(s[2]))
+
+    async def exists(self, path: str) -> bool:
+        return bool(await self._call("exists", path))
+
+    async def is_dir(self, path: str) -> bool:
+        return bool(await self._call("is_dir", path))
+
+    async def list_dir(self, path: str) -> list[str]:
+        return list(await self._call("list_dir", path))
+
+    async def scandir(self, path: str) -> list[DirEntry]:
+        return [DirEntry(n, bool(d), s, m) for n, d, s, m in await self._call("scandir", path)]
+
+    async def walk(self, root: str, *, max_entries: int = 200_000,
+                   skip_dirs: Iterable[str] = (".git", ".hg", ".svn")) -> dict[str, Any]:
+        return await self._call("walk", root, max_entries, list(skip_dirs))
+
+    async def delete_path(self, path: str) -> bool:
+        return bool(await self._call("delete_path", path))
+
+    async def which(self, program: str) -> str | None:
+        return await self._call("which", program)
+
+
+async def _rechunk(chunks: AsyncIterator[bytes] | Iterable[bytes], size: int
+                   ) -> AsyncIterator[bytes]:
+    buf = bytearray()
+
+    async def source() -> AsyncIterator[bytes]:
+        if hasattr(chunks, "__aiter__"):
+            async for c in chunks:  # type: ignore[union-attr]
+                yield c
+        else:
+            for c in chunks:  # type: ignore[union-attr]
+                yield c
+
+    async for c in source():
+        buf += c
+        while len(buf) >= size:
+            yield bytes(buf[:size])
+            del buf[:size]
+    if buf:
+        yield bytes(buf)

@@ -1,0 +1,297 @@
+"""LocalBackend: commands as subprocesses of this machine, files through the OS."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
+
+from .base import CHUNK_SIZE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem
+
+__all__ = ["LocalBackend"]
+
+KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL of a timed-out process group
+DRAIN_GRACE = 0.5  # seconds to wait for pipes after the group is dead (escaped daemons)
+
+
+class LocalBackend(BackendBase):
+    """Runs each command in a new session (its own process group) with stdin closed; a
+    timeout or a cancellation kills the whole group. ``cwd`` defaults to the process's current
+    directory at construction and stays fixed; ``env`` entries are merged over ``os.environ``."""
+
+    python_executable = sys.executable
+    path = os.path
+    os_name = os.name
+
+    def __init__(self, cwd: str | None = None, *, env: Mapping[str, str] | None = None,
+                 memory_cap: int | None = None, spool_dir: str | None = None):
+        kw: dict[str, Any] = {"spool_dir": spool_dir}
+        if memory_cap is not None:
+            kw["memory_cap"] = memory_cap
+        super().__init__(**kw)
+        self._cwd = os.path.abspath(os.path.expanduser(cwd)) if cwd else os.getcwd()
+        self._env = dict(env) if env else {}
+
+    # --- the environment commands see (KernelBackend overrides these) -------------------------
+
+    def _current_cwd(self) -> str:
+        return self._cwd
+
+    def _base_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self._env)
+        return env
+
+    def _resolve(self, path: str) -> str:
+        path = os.path.expanduser(path)
+        return path if os.path.isabs(path) else os.path.join(self._current_cwd(), path)
+
+    # --- commands -----------------------------------------------------------------------------
+
+    async def exec_shell(self, argv: Sequence[str], *, cwd: str | None = None,
+                         timeout: float | None = None,
+                         env: Mapping[str, str] | None = None) -> ExecResult:
+        return await self.collect(self.exec_shell_stream(argv, cwd=cwd, timeout=timeout, env=env))
+
+    async def exec_shell_stream(self, argv: Sequence[str], *, cwd: str | None = None,
+                                timeout: float | None = None,
+                                env: Mapping[str, str] | None = None
+                                ) -> AsyncIterator[StreamItem]:
+        full_env = self._base_env()
+        if env:
+            full_env.update(env)
+        workdir = self._resolve(cwd) if cwd else self._current_cwd()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=workdir, env=full_env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                start_new_session=True, limit=CHUNK_SIZE)
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            what = workdir if not os.path.isdir(workdir) else (argv[0] if argv else "")
+            yield "stderr", f"cannot run {list(argv)!r}: {exc.strerror}: {what}\n".encode()
+            yield ExecResult(127)
+            return
+        except PermissionError as exc:
+            yield "stderr", f"cannot run {list(argv)!r}: {exc.strerror}\n".encode()
+            yield ExecResult(126)
+            return
+
+        # Two readers feed one bounded queue: output comes out in arrival order and a slow
+        # consumer applies back-pressure instead of growing memory.
+        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue(maxsize=8)
+
+        async def pump(name: str, reader: asyncio.StreamReader) -> None:
+            while chunk := await reader.read(CHUNK_SIZE):
+                await queue.put((name, chunk))
+            await queue.put(None)
+
+        readers = [asyncio.ensure_future(pump("stdout", proc.stdout)),  # type: ignore[arg-type]
+                   asyncio.ensure_future(pump("stderr", proc.stderr))]  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + max(0.0, float(timeout))
+        open_streams = 2
+        timed_out = False
+        try:
+            while open_streams:
+                wait = None if deadline is None else deadline - loop.time()
+                if wait is not None and wait <= 0:
+                    timed_out = True
+                    break
+                try:
+                    item = await asyncio.wait_for(queue.get(), wait)
+                except asyncio.TimeoutError:
+                    timed_out = True
+                    break
+                if item is None:
+                    open_streams -= 1
+                else:
+                    yield item
+            if timed_out:
+                await self._kill_group(proc)
+                # Whatever the dying group still wrote is output too; don't wait for
+                # descendants that escaped the group and keep a pipe open.
+                end = loop.time() + DRAIN_GRACE
+                while open_streams and loop.time() < end:
+                    try:
+                        item = await asyncio.wait_for(queue.get(), end - loop.time())
+                    except asyncio.TimeoutError:
+                        break
+                    if item is None:
+                        open_streams -= 1
+                    else:
+                        yield item
+            else:
+                await proc.wait()
+            code = proc.returncode if proc.returncode is not None else -1
+            yield ExecResult(code, timed_out=timed_out)
+        finally:
+            # Normal end, timeout, cancellation or an abandoned generator: no process survives.
+            if proc.returncode is None:
+                _killpg(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(proc.wait(), 2)
+            for r in readers:
+                r.cancel()
+            for stream in (proc.stdout, proc.stderr):
+                transport = getattr(stream, "_transport", None)
+                if transport is not None:
+                    transport.close()
+
+    async def _kill_group(self, proc: asyncio.subprocess.Process) -> None:
+        _killpg(proc.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), KILL_GRACE)
+        except asyncio.TimeoutError:
+            pass
+        # The leader may be gone while members linger: always finish the group off.
+        _killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(proc.wait(), 2)
+
+    # --- files --------------------------------------------------------------------------------
+
+    async def read_file(self, path: str) -> bytes:
+        return await asyncio.to_thread(_read_bytes, self._resolve(path))
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        await asyncio.to_thread(_write_atomic, self._resolve(path), [bytes(data)])
+
+    async def read_stream(self, path: str, chunk_size: int = CHUNK_SIZE * 16
+                          ) -> AsyncIterator[bytes]:
+        f = await asyncio.to_thread(open, self._resolve(path), "rb")
+        try:
+            while chunk := await asyncio.to_thread(f.read, chunk_size):
+                yield chunk
+        finally:
+            f.close()
+
+    async def write_stream(self, path: str, chunks: AsyncIterator[bytes] | Iterable[bytes]
+                           ) -> None:
+        target = _real_target(self._resolve(path))
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".agt-", dir=os.path.dirname(target) or ".")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                if hasattr(chunks, "__aiter__"):
+                    async for c in chunks:  # type: ignore[union-attr]
+                        await asyncio.to_thread(f.write, c)
+                else:
+                    for c in chunks:  # type: ignore[union-attr]
+                        f.write(c)
+            _finish_atomic(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    async def getcwd(self) -> str:
+        return self._current_cwd()
+
+    async def expanduser(self, path: str) -> str:
+        home = self._base_env().get("HOME")
+        if home and (path == "~" or path.startswith("~/")):
+            return home + path[1:]
+        return os.path.expanduser(path)
+
+    async def stat(self, path: str) -> FileStat | None:
+        try:
+            s = os.stat(self._resolve(path))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        import stat as _stat
+
+        return FileStat(s.st_size, s.st_mtime_ns, _stat.S_ISDIR(s.st_mode))
+
+    async def exists(self, path: str) -> bool:
+        return os.path.exists(self._resolve(path))
+
+    async def is_dir(self, path: str) -> bool:
+        return os.path.isdir(self._resolve(path))
+
+    async def list_dir(self, path: str) -> list[str]:
+        return sorted(os.listdir(self._resolve(path)))
+
+    async def scandir(self, path: str) -> list[DirEntry]:
+        def run() -> list[DirEntry]:
+            out = []
+            with os.scandir(self._resolve(path)) as it:
+                for e in it:
+                    try:
+                        s = e.stat()
+                        out.append(DirEntry(e.name, e.is_dir(), s.st_size, s.st_mtime_ns))
+                    except OSError:
+                        out.append(DirEntry(e.name, False))
+            return sorted(out, key=lambda d: d.name)
+
+        return await asyncio.to_thread(run)
+
+    async def walk(self, root: str, *, max_entries: int = 200_000,
+                   skip_dirs: Iterable[str] = (".git", ".hg", ".svn")) -> dict[str, Any]:
+        from .base import OPS_SOURCE
+
+        ns: dict[str, Any] = {}
+        exec(compile(OPS_SOURCE, "<agenttools-ops>", "exec"), ns)  # same code as remote walks
+        return await asyncio.to_thread(ns["_agt_walk"], self._resolve(root), max_entries,
+                                       list(skip_dirs))
+
+    async def delete_path(self, path: str) -> bool:
+        p = self._resolve(path)
+        if os.path.islink(p) or (os.path.exists(p) and not os.path.isdir(p)):
+            os.unlink(p)
+            return True
+        if os.path.isdir(p):
+            await asyncio.to_thread(shutil.rmtree, p)
+            return True
+        return False
+
+    async def which(self, program: str) -> str | None:
+        return shutil.which(program, path=self._base_env().get("PATH"))
+
+
+def _killpg(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _real_target(path: str) -> str:
+    # Write through a symlink to its target instead of replacing the link with a file.
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def _finish_atomic(tmp: str, target: str) -> None:
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    os.chmod(tmp, mode)
+    os.replace(tmp, target)
+
+
+def _write_atomic(path: str, parts: list[bytes]) -> None:
+    target = _real_target(path)
+    parent = os.path.dirname(target) or "."
+    if os.path.isdir(target):
+        raise IsADirectoryError(21, "Is a directory", target)
+    os.makedirs(parent, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".agt-", dir=parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for p in parts:
+                f.write(p)
+        _finish_atomic(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
