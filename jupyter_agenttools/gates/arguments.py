@@ -1,0 +1,107 @@
+"""Gate 2: the model's raw arguments become the validated dict that executes.
+
+``json.loads`` first; if that fails or gives no object, ``json_repair`` guided by the tool's
+schema; then ``jsonschema`` validation. The parsed, validated dict is what runs — it is never
+re-parsed later. Failures raise ToolArgumentsError whose text quotes what was wrong and asks the
+model to send the call again.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from ..errors import ToolArgumentsError
+
+__all__ = ["parse_arguments", "validate_input"]
+
+_QUOTE_LIMIT = 300
+
+
+def _quote(raw: str) -> str:
+    if len(raw) <= _QUOTE_LIMIT:
+        return raw
+    half = _QUOTE_LIMIT // 2
+    return f"{raw[:half]} …[{len(raw) - 2 * half} characters cut]… {raw[-half:]}"
+
+
+def _schema_of(tool: Any) -> dict[str, Any]:
+    schema = getattr(tool, "input_schema", None)
+    return schema if isinstance(schema, dict) else {"type": "object"}
+
+
+def parse_arguments(tool: Any, raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """Parse and validate ``raw`` (a JSON string, or an already-parsed mapping) for ``tool``."""
+    name = getattr(tool, "name", "?")
+    schema = _schema_of(tool)
+    if raw is None:
+        raw = ""
+    if isinstance(raw, Mapping):
+        value: Any = dict(raw)
+    elif isinstance(raw, str):
+        value = _decode(name, raw, schema)
+    else:
+        raise ToolArgumentsError(
+            f"Arguments for tool {name!r} must be a JSON object, got {type(raw).__name__}. "
+            "Send the call again with the arguments as a JSON object."
+        )
+    validate_input(tool, value)
+    return value
+
+
+def _decode(name: str, raw: str, schema: dict[str, Any]) -> dict[str, Any]:
+    if raw.strip() == "":
+        return {}  # some servers send "" for a call without arguments
+    problem = ""
+    try:
+        value = json.loads(raw)
+        if isinstance(value, dict):
+            return value
+        problem = f"expected a JSON object, got {type(value).__name__}"
+    except (ValueError, RecursionError) as exc:
+        problem = f"not valid JSON ({exc})"
+    import json_repair
+
+    try:
+        repaired = json_repair.repair_json(raw, return_objects=True, schema=schema)
+    except Exception:  # the schema-guided repair refuses what it cannot make fit
+        try:
+            repaired = json_repair.repair_json(raw, return_objects=True)
+        except Exception:
+            repaired = None
+    if isinstance(repaired, dict) and (repaired or raw.strip().startswith("{")):
+        return repaired
+    raise ToolArgumentsError(
+        f"The arguments for tool {name!r} could not be read: {problem}. You sent: {_quote(raw)}\n"
+        "Send the call again with the arguments as one JSON object matching the tool's schema."
+    )
+
+
+def validate_input(tool: Any, value: Any) -> None:
+    """Check ``value`` against the tool's JSON schema; raise ToolArgumentsError quoting every
+    problem (path and message)."""
+    from jsonschema.validators import validator_for
+
+    name = getattr(tool, "name", "?")
+    schema = _schema_of(tool)
+    if not isinstance(value, dict):
+        raise ToolArgumentsError(f"Arguments for tool {name!r} must be a JSON object, got "
+                                 f"{type(value).__name__}. Send the call again.")
+    validator = validator_for(schema)(schema)
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return
+    lines = []
+    for err in errors[:5]:
+        where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+        lines.append(f"- {where}: {err.message}")
+    if len(errors) > 5:
+        lines.append(f"- … and {len(errors) - 5} more")
+    try:
+        sent = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        sent = repr(value)
+    raise ToolArgumentsError(
+        f"Invalid arguments for tool {name!r}:\n" + "\n".join(lines) +
+        f"\nYou sent: {_quote(sent)}\nFix these and send the call again."
+    )

@@ -1,0 +1,72 @@
+"""Gate 3: may this call run? A middleware onion around ``engine.decide``.
+
+A permission middleware is a callable ``(tool, tool_input, context, next) -> PermissionDecision``
+(or an object with a ``check_permission`` method of that shape); the first one is outermost.
+It may call ``next(tool, tool_input, context)``, replace the decision, or answer without
+delegating. Middlewares see a deep copy of the input: they cannot change what executes.
+PASSTHROUGH from a middleware counts as ASK — nothing is ever silently allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Sequence
+
+from ..errors import AgentOrientedException, DeveloperOrientedException, ToolExecutionError
+from ..permission.types import PermissionBehavior, PermissionDecision
+
+__all__ = ["check_permission", "needs_answer"]
+
+Next = Callable[[Any, dict, Any], PermissionDecision]
+
+
+def _as_callable(middleware: Any) -> Callable[..., Any] | None:
+    hook = getattr(middleware, "check_permission", None)
+    if callable(hook):
+        return hook
+    if callable(middleware) and not hasattr(middleware, "execute"):
+        return middleware
+    return None
+
+
+def check_permission(engine: Any, tool: Any, tool_input: dict[str, Any], *,
+                     middlewares: Sequence[Any] = (), context: Any = None) -> PermissionDecision:
+    """Run the middlewares and the engine; always returns a decision.
+
+    A tool whose own check blows up gets an ERROR (raised as ToolExecutionError, so the model
+    sees it); a DeveloperOrientedException propagates."""
+
+    def core(t: Any, i: dict[str, Any], ctx: Any) -> PermissionDecision:
+        return engine.decide(t, i, context=ctx)
+
+    chain: Next = core
+    for mw in reversed(list(middlewares)):
+        hook = _as_callable(mw)
+        if hook is None:
+            continue
+
+        def layer(t: Any, i: dict[str, Any], ctx: Any, _hook: Any = hook,
+                  _next: Next = chain) -> PermissionDecision:
+            return _hook(t, i, ctx, _next)
+
+        chain = layer
+    try:
+        decision = chain(tool, copy.deepcopy(tool_input), context)
+    except (AgentOrientedException, DeveloperOrientedException):
+        raise
+    except Exception as exc:  # a faulty check never lets a call through
+        raise ToolExecutionError(
+            f"The permission check of {getattr(tool, 'name', '?')!r} failed "
+            f"({type(exc).__name__}: {exc}); the call was not run."
+        ) from exc
+    if not isinstance(decision, PermissionDecision):
+        raise DeveloperOrientedException(
+            f"a permission middleware or engine returned {decision!r}, expected a "
+            "PermissionDecision"
+        )
+    return decision
+
+
+def needs_answer(decision: PermissionDecision) -> bool:
+    """ASK, or PASSTHROUGH (no one decided: ask rather than allow)."""
+    return decision.behavior in (PermissionBehavior.ASK, PermissionBehavior.PASSTHROUGH)
