@@ -1,0 +1,393 @@
+"""The path policy of the file tools (Read, Write, Edit, Glob, Grep).
+
+The tools' permission hooks only delegate here, passing their raw ``tool_input`` fields
+(``file_path`` or ``path``); for Glob/Grep a missing ``path`` (None or "") means the cwd.
+
+Canonical form: ``~`` and ``~/…`` expanded against ``context.home``, ``~user`` through
+``os.path.expanduser``, relative paths joined to ``context.cwd``, ``..`` and ``//`` normalised,
+symlinks resolved with ``os.path.realpath`` (which resolves the existing prefix of a path that
+does not exist yet). A path that cannot be a path (not a string, empty, NUL, a lone surrogate
+the file system cannot encode) raises ``ValueError`` from :func:`canonicalize`; every check
+below turns that into an ASK with the reason — never an exception, never an ALLOW.
+
+Rule patterns (the specifier of ``Read(…)``, ``Edit(…)``, …) are gitignore-style globs:
+
+- anchors: ``~/x`` home; ``/x`` and ``//x`` absolute (``//`` is accepted for Claude Code
+  settings); ``./x`` or any pattern with a ``/`` inside is relative to the project root (the
+  cwd when there is none); a pattern without ``/`` such as ``*.py`` or ``.env`` matches at any
+  depth below that root; a trailing ``/`` means the directory and everything below;
+- ``*`` and ``?`` stay inside one segment, ``**`` spans segments, ``[…]`` is a class;
+- the pattern is canonicalised like the path: its literal leading directories go through
+  ``realpath`` too, so a rule on a symlinked directory still meets the resolved paths;
+- ``..`` after a wildcard is refused (it would make the glob mean something else).
+
+The two directions are read differently, each on its safe side:
+
+- deny and ask rules (``broad``): a pattern that matches a directory also matches everything
+  below it (gitignore), case is ignored (``/SECRET/k`` on a case-insensitive file system is the
+  same file), and both the resolved path and the unresolved normalised path are tried, so
+  neither ``/tmp/../secret/k``, ``//secret/k`` nor a symlink into or out of ``/secret`` dodges;
+- allow rules (``broad=False``): the resolved path itself must match, case-sensitively; ``*``
+  stays one level (``Edit(src/*)`` does not allow ``src/a/b.py``; write ``src/**`` for that).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from .sensitive import (
+    CREDENTIAL,
+    glob_to_regex,
+    read_verdict,
+    sensitive_write_reason,
+)
+from .types import PermissionBehavior, PermissionDecision, PermissionMode, PermissionRule
+
+if TYPE_CHECKING:
+    from .types import PermissionContext
+
+__all__ = [
+    "canonicalize",
+    "lexical_path",
+    "path_matches",
+    "inside_working_dirs",
+    "read_is_fast_path_safe",
+    "check_read",
+    "check_write",
+    "match_path_rule",
+    "suggest_path_rules",
+    "safe_cli_path",
+    "glob_reach",
+]
+
+_GLOB = re.compile(r"[*?\[]")
+_READ_TOOLS = frozenset({"Read", "Glob", "Grep"})
+
+
+# --- canonical paths --------------------------------------------------------------------------
+
+
+def _check_text(value: object, what: str = "path") -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a {what} string, got {type(value).__name__}")
+    if value == "":
+        raise ValueError(f"expected a {what}, got an empty string")
+    if "\x00" in value:
+        raise ValueError(f"the {what} contains a NUL character: {value!r}")
+    try:
+        os.fsencode(value)
+    except UnicodeError:
+        raise ValueError(f"the {what} contains characters the file system cannot encode "
+                         f"(a lone surrogate?): {value!r}") from None
+    return value
+
+
+def _home(home: object) -> str:
+    if isinstance(home, str) and home.startswith("/") and "\x00" not in home:
+        return home
+    return os.path.expanduser("~")
+
+
+def _expand(path: str, cwd: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = home.rstrip("/") + path[1:]
+    elif path.startswith("~"):
+        path = os.path.expanduser(path)  # ~user; stays a relative name if there is no such user
+    if not path.startswith("/"):
+        path = os.path.join(os.path.abspath(cwd), path)
+    path = os.path.normpath(path)
+    if path.startswith("//"):  # POSIX normpath keeps exactly two leading slashes
+        path = "/" + path.lstrip("/")
+    return path
+
+
+def lexical_path(path: object, cwd: str, home: str | None = None) -> str:
+    """``path`` absolute and normalised (``~``, relative, ``..``, ``//``) without resolving
+    symlinks. Raises ValueError like :func:`canonicalize`."""
+    return _expand(_check_text(path), _check_text(cwd, "working directory"), _home(home))
+
+
+def canonicalize(path: object, cwd: str, home: str | None = None) -> str:
+    """The canonical absolute form of ``path``: ``~`` expanded, relative to ``cwd``, ``..`` and
+    ``//`` normalised, symlinks resolved (also for a path that does not exist yet).
+
+    Raises ValueError with a clear message for a non-string, an empty string, a NUL character or
+    a lone surrogate; callers turn that into an ASK/DENY decision.
+    """
+    lexical = lexical_path(path, cwd, home)
+    try:
+        return os.path.realpath(lexical)
+    except (OSError, ValueError) as exc:  # pragma: no cover - realpath is non-strict
+        raise ValueError(f"cannot resolve the path {path!r}: {exc}") from None
+
+
+def _both(path: object, context: "PermissionContext") -> tuple[str, str]:
+    """(canonical, lexical) forms of a tool's path; None/"" means the cwd."""
+    if path is None or path == "":
+        path = context.cwd
+    lexical = lexical_path(path, context.cwd, context.home)
+    return os.path.realpath(lexical), lexical
+
+
+# --- patterns ---------------------------------------------------------------------------------
+
+
+def _escape_glob(literal: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", literal)
+
+
+def _pattern_glob(pattern: str, context: "PermissionContext") -> str:
+    """The pattern as an absolute glob whose literal leading directories are canonical."""
+    pattern = _check_text(pattern, "pattern")
+    home = _home(context.home)
+    dir_only = len(pattern) > 1 and pattern.endswith("/")
+    pattern = pattern.rstrip("/") or "/"
+    if pattern == "~" or pattern.startswith("~/"):
+        full = home.rstrip("/") + pattern[1:]
+    elif pattern.startswith("~"):
+        full = os.path.expanduser(pattern)
+    else:
+        full = pattern
+    if not full.startswith("/"):
+        root = context.project_root or context.cwd
+        if full.startswith("./"):
+            full = full[2:]  # anchored at the root
+        elif "/" not in full:
+            full = "**/" + full  # no slash: any depth below the root
+        full = os.path.abspath(root).rstrip("/") + "/" + full
+    segs = [s for s in full.split("/") if s not in ("", ".")]
+    # The literal leading part is normalised and resolved like a path; the rest stays a glob.
+    k = 0
+    while k < len(segs) and not _GLOB.search(segs[k]):
+        k += 1
+    if any(s == ".." for s in segs[k:]):
+        raise ValueError(f"'..' after a wildcard is not supported in the pattern {pattern!r}")
+    literal = os.path.realpath(os.path.normpath("/" + "/".join(segs[:k])))
+    rest = segs[k:]
+    if dir_only:
+        rest.append("**")
+    if not rest:
+        return _escape_glob(literal)
+    return _escape_glob(literal).rstrip("/") + "/" + "/".join(rest)
+
+
+@lru_cache(maxsize=1024)
+def _compiled(glob: str, broad: bool) -> re.Pattern[str]:
+    body = glob_to_regex(glob)
+    if broad:
+        body += r"(?:/.*)?" if not glob.endswith("/**") else ""
+    return re.compile(body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
+
+
+def path_matches(pattern: str, path: object, context: "PermissionContext", *,
+                 broad: bool = True) -> bool:
+    """Does the gitignore-style ``pattern`` match ``path`` (both canonicalised)?
+
+    ``broad`` (deny/ask rules) also matches below a matched directory, ignores case and tries
+    the unresolved path too; ``broad=False`` (allow rules) needs the resolved path to match.
+    Raises ValueError for a path or pattern that cannot be used (see the module docstring).
+    """
+    regex = _compiled(_pattern_glob(pattern, context), broad)
+    canonical, lexical = _both(path, context)
+    if regex.match(canonical):
+        return True
+    return broad and regex.match(lexical) is not None
+
+
+# --- working directories ----------------------------------------------------------------------
+
+
+def _below(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def inside_working_dirs(path: object, context: "PermissionContext") -> bool:
+    """True when the resolved ``path`` is one of ``context.all_working_directories`` or below one
+    (``/work/proj-evil`` is not below ``/work/proj``). A bad path is never inside."""
+    try:
+        canonical, _ = _both(path, context)
+    except ValueError:
+        return False
+    return any(_below(canonical, d) for d in context.all_working_directories)
+
+
+# --- the file tools' checks -------------------------------------------------------------------
+
+
+def _secret(canonical: str, lexical: str, home: str) -> tuple[str, str] | None:
+    """The stricter read verdict of the resolved and the unresolved path."""
+    found = [v for v in (read_verdict(canonical, home), read_verdict(lexical, home)) if v]
+    if not found:
+        return None
+    found.sort(key=lambda v: v[0] != CREDENTIAL)
+    return found[0]
+
+
+def _write_reason(canonical: str, lexical: str, home: str) -> str | None:
+    return sensitive_write_reason(canonical, home) or sensitive_write_reason(lexical, home)
+
+
+def read_is_fast_path_safe(path: object, context: "PermissionContext") -> bool:
+    """What Read/Glob/Grep's ``is_read_only`` returns (engine step 3, before the tool check):
+    True only for a non-secret path inside the working directories, so secrets and reads
+    outside fall through to :func:`check_read`."""
+    try:
+        canonical, lexical = _both(path, context)
+    except ValueError:
+        return False
+    if _secret(canonical, lexical, _home(context.home)):
+        return False
+    return any(_below(canonical, d) for d in context.all_working_directories)
+
+
+def check_read(path: object, context: "PermissionContext",
+               tool_name: str = "Read") -> PermissionDecision:
+    """Read, and Glob/Grep on their ``path``: a key or credential → safety ASK, another secret →
+    ASK, inside the working directories → ALLOW, outside → ASK with a suggested rule."""
+    try:
+        canonical, lexical = _both(path, context)
+    except ValueError as exc:
+        return PermissionDecision.ask(f"{tool_name}: cannot check this path: {exc}")
+    secret = _secret(canonical, lexical, _home(context.home))
+    if secret is not None:
+        kind, reason = secret
+        shown = canonical if canonical == lexical else f"{lexical} (→ {canonical})"
+        return PermissionDecision.ask(
+            f"{tool_name} of {shown} may reveal a secret: {reason}",
+            safety=kind == CREDENTIAL)
+    if any(_below(canonical, d) for d in context.all_working_directories):
+        return PermissionDecision.allow(f"{canonical} is inside a working directory")
+    return PermissionDecision.ask(
+        f"{tool_name} of {canonical}: outside the working directories",
+        suggestions=suggest_path_rules(tool_name, path, context))
+
+
+def check_write(path: object, context: "PermissionContext",
+                tool_name: str = "Edit") -> PermissionDecision:
+    """Write and Edit: a sensitive target → safety ASK; accept_edits inside the working
+    directories → ALLOW; otherwise PASSTHROUGH (allow rules and the fallback decide)."""
+    if path is None or path == "":
+        return PermissionDecision.ask(f"{tool_name}: no file path given")
+    try:
+        canonical, lexical = _both(path, context)
+    except ValueError as exc:
+        return PermissionDecision.ask(f"{tool_name}: cannot check this path: {exc}")
+    home = _home(context.home)
+    reason = _write_reason(canonical, lexical, home)
+    if reason is None and read_verdict(canonical, home) is not None:
+        reason = "it holds a secret"  # belt and braces: every secret file is a sensitive write
+    if reason is not None:
+        shown = canonical if canonical == lexical else f"{lexical} (→ {canonical})"
+        return PermissionDecision.ask(f"{tool_name} of {shown} is sensitive: {reason}",
+                                      safety=True)
+    inside = any(_below(canonical, d) for d in context.all_working_directories)
+    if inside and context.mode is PermissionMode.ACCEPT_EDITS:
+        return PermissionDecision.allow(f"accept_edits: {canonical} is inside a working "
+                                        "directory")
+    where = "inside" if inside else "outside"
+    return PermissionDecision.passthrough(
+        f"{tool_name} of {canonical} ({where} the working directories)",
+        suggestions=suggest_path_rules(tool_name, path, context))
+
+
+def match_path_rule(rule: PermissionRule, path: object, context: "PermissionContext") -> bool:
+    """Does ``rule`` (its specifier a glob) match this call's path? Allow rules read the glob
+    narrowly, deny/ask rules broadly (module docstring). A path that cannot be checked matches
+    deny/ask rules and no allow rule; a broken pattern matches nothing."""
+    if rule.specifier is None:
+        return True
+    broad = rule.behavior is not PermissionBehavior.ALLOW
+    try:
+        glob = _pattern_glob(rule.specifier, context)
+    except ValueError:
+        return False
+    try:
+        canonical, lexical = _both(path, context)
+    except ValueError:
+        return broad
+    regex = _compiled(glob, broad)
+    return bool(regex.match(canonical) or (broad and regex.match(lexical)))
+
+
+def _too_broad(directory: str, home: str) -> bool:
+    """``/``, a top-level directory, the home directory or one of its ancestors."""
+    home = os.path.realpath(home)
+    return directory.count("/") < 2 or _below(home, directory)
+
+
+def _spec(text: str) -> str | None:
+    # a specifier the rule parser accepts and reads back literally
+    if any(ord(c) < 32 or c == "\x7f" for c in text):
+        return None
+    return _escape_glob(text)
+
+
+def suggest_path_rules(tool_name: str, path: object,
+                       context: "PermissionContext") -> list[PermissionRule]:
+    """One allow rule for the containing directory (``Read(/abs/dir/**)``, or ``Edit(src/**)``
+    relative to the project root), the exact file when that directory would be too broad.
+    Never ``**``, ``/**``, ``~/**``, ``/``, the home directory; nothing for sensitive paths."""
+    try:
+        canonical, lexical = _both(path, context)
+    except ValueError:
+        return []
+    home = _home(context.home)
+    if _secret(canonical, lexical, home) or _write_reason(canonical, lexical, home):
+        return []
+    if path in (None, "") and tool_name not in _READ_TOOLS:
+        return []
+    is_dir = tool_name in ("Glob", "Grep") and os.path.isdir(canonical)
+    directory = canonical if is_dir else os.path.dirname(canonical)
+    root = os.path.realpath(context.project_root or context.cwd)
+    if directory == root or _too_broad(directory, home):
+        if is_dir:
+            return []
+        # the exact file: "./name" when it sits below the root, else absolute
+        if canonical != root and _below(canonical, root):
+            spec = _spec("./" + os.path.relpath(canonical, root))
+        else:
+            spec = _spec(canonical)
+    elif _below(directory, root):
+        spec = _spec(os.path.relpath(directory, root))  # "src/**" has a "/": anchored at root
+        spec = spec and spec + "/**"
+    else:
+        spec = _spec(directory)
+        spec = spec and spec + "/**"
+    if spec is None:
+        return []
+    try:
+        return [PermissionRule.parse(f"{tool_name}({spec})")]
+    except ValueError:
+        return []
+
+
+# --- helpers for the tools' implementations ---------------------------------------------------
+
+
+def safe_cli_path(path: object) -> str:
+    """``path`` in a form no program can read as an option: a relative path starting with ``-``
+    gets ``./`` in front (``-rf`` → ``./-rf``). Absolute paths are returned as they are. Use it
+    for every path handed to ripgrep/find, *and* put ``--`` before the positional arguments."""
+    text = _check_text(path)
+    return "./" + text if text.startswith("-") else text
+
+
+def glob_reach(pattern: object, path: object, context: "PermissionContext") -> str:
+    """The directory a Glob ``pattern`` searched from ``path`` can reach (``../../*`` or an
+    absolute pattern leave ``path``): the Glob tool checks this with :func:`check_read`.
+    Raises ValueError for an unusable pattern or path."""
+    pattern = _check_text(pattern, "pattern")
+    base = context.cwd if path is None or path == "" else path
+    segs = pattern.split("/")
+    first_glob = next((i for i, s in enumerate(segs) if _GLOB.search(s)), len(segs) - 1)
+    last_up = max((i for i, s in enumerate(segs) if s == ".."), default=-1)
+    cut = max(first_glob, last_up + 1)
+    head = "/".join(segs[:cut])
+    if pattern.startswith("/"):
+        target = head or "/"
+    else:
+        target = os.path.join(lexical_path(base, context.cwd, context.home), head)
+    return canonicalize(target, context.cwd, context.home)
