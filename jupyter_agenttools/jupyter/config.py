@@ -1,0 +1,87 @@
+"""The extension's configuration: traits settable with ``%config`` and ``ipython_config.py``.
+
+    %config AgentTools.mode = "accept_edits"
+    c.AgentTools.max_turns = 10            # in ipython_config.py
+
+A change of ``mode`` reaches the running engine at once (see ``extension.AgentSession``);
+the other traits are read when the next run starts.
+"""
+
+from __future__ import annotations
+
+import os
+
+from traitlets import Bool, Enum, Int, Unicode, validate
+from traitlets.config import Configurable
+
+from ..permission.types import PermissionMode
+
+__all__ = ["AgentTools", "MODES", "BACKENDS"]
+
+MODES = tuple(m.value for m in PermissionMode)
+BACKENDS = ("kernel", "local")
+
+
+class AgentTools(Configurable):
+    """Settings of ``%load_ext jupyter_agenttools`` (one instance per IPython shell)."""
+
+    mode = Unicode(
+        "",
+        help="Permission mode of the kernel's engine: default, accept_edits, explore, bypass, "
+        "dont_ask. Empty: the mode of the settings files (else default).",
+    ).tag(config=True)
+
+    model = Unicode(
+        os.environ.get("AGENTTOOLS_MODEL", ""),
+        help="Model spec for load_model (e.g. 'openai:gpt-4.1-mini'), or the name of a variable "
+        "in the user namespace holding a model object. Env AGENTTOOLS_MODEL sets the default.",
+    ).tag(config=True)
+
+    max_turns = Int(20, help="Most model turns one run may take.").tag(config=True)
+
+    output_budget = Int(
+        0, help="Characters of one tool result shown to the model before it is cut and "
+        "offloaded to a file; 0 keeps the agent's default.",
+    ).tag(config=True)
+
+    backend = Enum(
+        BACKENDS, default_value="kernel",
+        help="Where the built-in tools run: 'kernel' (this kernel's cwd and environment) or "
+        "'local' (subprocesses of the kernel's process, fixed cwd).",
+    ).tag(config=True)
+
+    project_dir = Unicode(
+        "",
+        help="Project directory whose .agenttools/ settings layers the engine uses. "
+        "Empty: the kernel's current directory when the extension loads.",
+    ).tag(config=True)
+
+    run_name = Unicode(
+        "agent_run", help="Variable that %%agent binds the run to unless --as is given."
+    ).tag(config=True)
+
+    system_prompt = Unicode("", help="Extra system prompt for every run.").tag(config=True)
+
+    wait = Bool(
+        False, help="Make every %%agent cell wait for its run (needs ipykernel >= 7.4)."
+    ).tag(config=True)
+
+    @validate("mode")
+    def _check_mode(self, proposal):
+        value = proposal["value"]
+        if value == "":
+            return value
+        try:
+            return PermissionMode.parse(value).value
+        except ValueError as exc:
+            from traitlets import TraitError
+
+            raise TraitError(str(exc)) from None
+
+    @validate("max_turns")
+    def _check_turns(self, proposal):
+        if proposal["value"] < 1:
+            from traitlets import TraitError
+
+            raise TraitError(f"max_turns must be >= 1, got {proposal['value']}")
+        return proposal["value"]

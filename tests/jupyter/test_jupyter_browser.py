@@ -1,0 +1,152 @@
+"""The approval click in a real browser: JupyterLab on loopback, Debian's Chromium via Playwright.
+
+The test writes a notebook, starts ``jupyter lab`` (token, throwaway settings and workspaces),
+runs the notebook's cells, clicks **Allow once** in the ``%%agent`` cell's output and waits for
+the resumed run's result to appear in the same output. A screenshot goes to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+TOKEN = "agenttools-browser-test"
+
+CELLS = [
+    '%load_ext jupyter_agenttools\n'
+    'from jupyter_agenttools import ScriptedModel\n'
+    'notes = []\n'
+    '@agent_tool\n'
+    'def add_note(text: str) -> str:\n'
+    '    """Append a note to the list."""\n'
+    '    notes.append(text)\n'
+    '    return f"noted {text}"\n'
+    'm = ScriptedModel([[{"name": "add_note", "input": {"text": "from the browser"}}],\n'
+    '                   "The note is written."])',
+    "%%agent --model m\nWrite a note.",
+]
+
+
+def _notebook(path: Path) -> None:
+    nb = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}",
+                   "metadata": {}, "outputs": [], "source": src}
+                  for i, src in enumerate(CELLS)],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                    "name": "python3"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb, indent=1))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path: Path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (Debian package 'chromium'; CI installs it)")
+    root = tmp_path / "lab"
+    root.mkdir()
+    _notebook(root / "approve.ipynb")
+    settings = tmp_path / "lab-settings"
+    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+     ).write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = dict(os.environ)
+    env.update(JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "lab-workspaces"),
+               AGENTTOOLS_USER_DIR=str(tmp_path / "user-settings"),
+               AGENTTOOLS_MANAGED_SETTINGS=str(tmp_path / "managed.json"))
+    env.pop("AGENTTOOLS_MODEL", None)
+    repo = str(Path(__file__).resolve().parents[2])  # kernels import this checkout
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (repo, env.get("PYTHONPATH")) if p)
+    port = _free_port()
+    log = open(tmp_path / "lab.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+         "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
+         "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}", "--allow-root",
+         "--LabApp.expose_app_in_browser=True"],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("jupyter lab did not start:\n"
+                                         + (tmp_path / "lab.log").read_text()[-3000:])
+                time.sleep(0.3)
+        yield base, root
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # only the server's own process group
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_allow_once_click_in_jupyterlab(lab):
+    from playwright.sync_api import expect, sync_playwright
+
+    base, root = lab
+    ARTIFACTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{base}/lab/tree/approve.ipynb?token={TOKEN}&reset")
+            page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
+                timeout=60_000)
+            # Run the cells by command rather than by key press: the first Shift+Enter after
+            # the kernel turned idle is sometimes lost (jupyter-feasibility §6).
+            page.wait_for_function("() => window.jupyterapp !== undefined", timeout=30_000)
+            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+            cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+            allow = cell.locator("button.agenttools-allow_once")
+            allow.wait_for(timeout=60_000)
+            expect(cell.locator(".agenttools-question")).to_contain_text("add_note")
+            expect(cell.locator(".agenttools-status")).to_contain_text("waiting")
+            page.screenshot(path=str(ARTIFACTS / "browser-question.png"))
+
+            allow.click()  # a real click in the cell's output
+
+            expect(allow).to_be_disabled(timeout=30_000)
+            expect(cell.locator(".agenttools-answer")).to_contain_text("allowed once")
+            expect(cell.locator(".agenttools-tool-call")).to_contain_text("noted from the browser",
+                                                                         timeout=30_000)
+            expect(cell.locator(".agenttools-text").last).to_contain_text("The note is written.",
+                                                                          timeout=30_000)
+            expect(cell.locator(".agenttools-status")).to_contain_text("done", timeout=30_000)
+            page.screenshot(path=str(ARTIFACTS / "browser-allow-once.png"))
+        finally:
+            browser.close()
+    assert not errors, f"page errors: {errors}"

@@ -1,0 +1,227 @@
+"""``%agent`` sub-commands in-process, on IPython's InteractiveShell (no kernel needed).
+
+What needs a running loop and widget clicks (``%%agent``) is in test_jupyter_kernel_clicks.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+
+
+@pytest.fixture
+def shell(tmp_path: Path, monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("AGENTTOOLS_USER_DIR", str(tmp_path / "user"))
+    monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
+    monkeypatch.delenv("AGENTTOOLS_MODEL", raising=False)
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("load_ext", "jupyter_agenttools")
+    sh.project = project
+    try:
+        yield sh
+    finally:
+        sh.run_line_magic("unload_ext", "jupyter_agenttools")
+
+
+def agent(sh, line: str):
+    return sh.run_line_magic("agent", line)
+
+
+def test_load_creates_toolkit_engine_and_decorator(shell):
+    from jupyter_agenttools.jupyter import current_session
+
+    s = current_session(shell)
+    names = {t.name for t in s.toolkit.tools}
+    assert {"Bash", "Read", "Write", "Edit", "Glob", "Grep"} <= names
+    assert type(s.backend).__name__ == "KernelBackend"
+    assert s.project_dir == shell.project.resolve()
+    assert callable(shell.user_ns["agent_tool"])
+    assert "agent" in shell.magics_manager.magics["line"]
+    assert "agent" in shell.magics_manager.magics["cell"]
+
+
+def test_unload_removes_magics_config_and_names(shell):
+    shell.run_line_magic("unload_ext", "jupyter_agenttools")
+    try:
+        assert "agent" not in shell.magics_manager.magics["line"]
+        assert "agent" not in shell.magics_manager.magics["cell"]
+        assert "agent_tool" not in shell.user_ns
+        assert not [c for c in shell.configurables if type(c).__name__ in
+                    ("AgentTools", "AgentMagics")]
+    finally:
+        shell.run_line_magic("load_ext", "jupyter_agenttools")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("", "expected a sub-command"),
+    ("frobnicate", "unknown sub-command 'frobnicate'"),
+    ("mode sideways", "expected a permission mode"),
+    ("rule allow", "the following arguments are required: rule"),
+    ("rule maybe Bash", "invalid choice: 'maybe'"),
+    ('rule allow "Bash(git"', "invalid permission rule"),
+    ("rule allow Bash --layer managed", "invalid choice: 'managed'"),
+    ("tool no_such_function", "expected the name of a function"),
+    ("check", "expected a command to check"),
+    ("check --tool Nope ls", "unknown tool 'Nope'"),
+    ("check --mode sideways ls", "invalid choice: 'sideways'"),
+    ("answer zz allow_once", "no pending question with id 'zz'"),
+    ("answer zz sometimes", "invalid choice: 'sometimes'"),
+    ("audit 0", "expected a positive number"),
+    ("mcp srv", "expected either"),
+    ("model no-such-provider:x", "cannot load model"),
+    ("cancel nothing_here", "is not a run started by %%agent"),
+])
+def test_misuse_is_a_usage_error(shell, line, message):
+    with pytest.raises(UsageError, match=None) as info:
+        agent(shell, line)
+    assert message in str(info.value)
+
+
+def test_cell_without_prompt_is_a_usage_error(shell):
+    with pytest.raises(UsageError, match="empty"):
+        shell.run_cell_magic("agent", "", "   \n")
+
+
+def test_cell_outside_a_kernel_loop_is_a_usage_error(shell):
+    shell.user_ns["m"] = "scripted"
+    with pytest.raises(UsageError, match="running asyncio loop"):
+        shell.run_cell_magic("agent", "--model scripted", "hello")
+
+
+def test_help_lists_every_sub_command(shell):
+    doc = shell.magics_manager.magics["line"]["agent"].__doc__
+    for word in ("mode", "rule", "rules", "tool", "group", "skill", "mcp", "model", "backend",
+                 "check", "pending", "answer", "audit", "cancel", "--wait", "--as"):
+        assert word in doc
+
+
+@pytest.mark.parametrize("mode", ["default", "accept_edits", "explore", "bypass", "dont_ask"])
+def test_mode_sets_the_engine_and_the_trait(shell, capsys, mode):
+    from jupyter_agenttools.jupyter import current_session
+
+    agent(shell, f"mode {mode}")
+    assert capsys.readouterr().out.strip() == f"mode: {mode}"
+    s = current_session(shell)
+    assert str(s.engine.mode) == mode and s.config.mode == mode
+
+
+def test_config_magic_reaches_the_engine(shell):
+    from jupyter_agenttools.jupyter import current_session
+
+    shell.run_line_magic("config", "AgentTools.mode = 'explore'")
+    assert str(current_session(shell).engine.mode) == "explore"
+    shell.run_line_magic("config", "AgentTools.mode = ''")
+    assert str(current_session(shell).engine.mode) == "default"
+
+
+def test_rule_layers_and_rules_table(shell, capsys):
+    agent(shell, 'rule allow "Bash(git status:*)"')
+    agent(shell, 'rule deny "Bash(git push:*)" --layer project')
+    agent(shell, 'rule ask "Read(secrets/**)" --layer local')
+    out = capsys.readouterr().out
+    assert "added allow rule Bash(git status:*) (this kernel only)" in out
+    assert "(.agenttools/settings.json)" in out
+    project = json.loads((shell.project / ".agenttools" / "settings.json").read_text())
+    assert project["permissions"]["deny"] == ["Bash(git push:*)"]
+    table = agent(shell, "rules")
+    text = repr(table)
+    lines = text.splitlines()
+    assert lines[0] == "rules (mode default)"
+    rows = [line.split() for line in lines[2:]]
+    assert ["deny", "Bash(git", "push:*)", ".agenttools/settings.json"] in rows
+    assert ["ask", "Read(secrets/**)", ".agenttools/settings.local.json"] in rows
+    assert ["allow", "Bash(git", "status:*)", "session", "(this", "kernel)"] in rows
+    assert "<table" in table._repr_html_()
+    agent(shell, 'rule deny "Bash(git push:*)" --layer project --remove')
+    assert "git push" not in repr(agent(shell, "rules"))
+
+
+@pytest.mark.parametrize("command, tool, behavior", [
+    ("git status", "Bash", "allow"),  # read-only fast path
+    ("rm -rf /", "Bash", None),  # dangerous: ask (safety) or deny, never allow
+    ("notes.txt", "Read", "allow"),
+])
+def test_check_renders_the_decision_and_trace(shell, command, tool, behavior):
+    report = agent(shell, f"check --tool {tool} {command}")
+    text = repr(report)
+    first, second = text.splitlines()[:2]
+    assert first == f"{tool}: {command}"
+    assert second.startswith("mode default -> ")
+    if behavior:
+        assert report.behavior == behavior
+    else:
+        assert report.behavior in ("ask", "deny")
+    assert len(report.decision.trace) >= 1
+    html = report._repr_html_()
+    assert "<table>" in html and report.decision.trace[0].step in html
+
+
+def test_check_follows_rules_and_modes(shell):
+    assert agent(shell, "check touch made.txt").behavior == "ask"
+    assert agent(shell, "check --mode dont_ask touch made.txt").behavior == "deny"
+    agent(shell, 'rule allow "Bash(touch:*)"')
+    report = agent(shell, "check touch made.txt")
+    assert report.behavior == "allow"
+    assert "Bash(touch:*)" in repr(report)
+
+
+def test_check_keeps_quotes_of_the_command(shell):
+    report = agent(shell, 'check echo "a  b" > out.txt')
+    assert repr(report).splitlines()[0] == 'Bash: echo "a  b" > out.txt'
+
+
+def test_agent_tool_decorator_and_tool_magic(shell, capsys):
+    from jupyter_agenttools.jupyter import current_session
+
+    shell.run_cell('''
+@agent_tool
+def double(x: int) -> int:
+    """Double a number."""
+    return 2 * x
+
+@agent_tool(read_only=True, group="basic")
+def peek() -> str:
+    """Look."""
+    return "ok"
+
+def triple(x: int) -> int:
+    """Triple a number."""
+    return 3 * x
+''')
+    agent(shell, "tool triple --read-only")
+    s = current_session(shell)
+    assert shell.user_ns["double"](2) == 4  # the decorator returns the function itself
+    assert {"double", "peek", "triple"} <= {t.name for t in s.toolkit.tools}
+    assert agent(shell, "check --tool double {\"x\": 1}").behavior == "ask"
+    assert agent(shell, "check --tool triple {\"x\": 1}").behavior == "allow"
+
+
+def test_group_and_model_and_backend(shell, capsys):
+    from jupyter_agenttools import ScriptedModel
+    from jupyter_agenttools.jupyter import current_session
+
+    agent(shell, 'group data --description "Data tools" --instructions "Be careful"')
+    s = current_session(shell)
+    assert "data" in [g.name for g in s.toolkit.groups]
+    shell.user_ns["mymodel"] = ScriptedModel(["hi"])
+    agent(shell, "model mymodel")
+    agent(shell, "backend local")
+    out = capsys.readouterr().out
+    assert "group data added (inactive)" in out
+    assert "model: ScriptedModel" in out
+    assert "backend: LocalBackend" in out
+    assert s.model is shell.user_ns["mymodel"]
+    assert type(s.toolkit.find_tool("Bash").backend).__name__ == "LocalBackend"
+
+
+def test_audit_and_pending_tables(shell):
+    assert repr(agent(shell, "pending")) == "pending questions: (none)"
+    assert agent(shell, "audit 5").headers[0] == "time"
