@@ -1,0 +1,359 @@
+"""REST handlers of the server extension (mounted under ``<base_url>/agenttools/``).
+
+===========  ==========  =================================================================
+route        verb        what
+===========  ==========  =================================================================
+settings     GET         merged settings: mode per layer, every rule with its layer and file
+rules        POST        add ``{"layer", "behavior", "rule", "examples"?, "counter_examples"?}``
+rules        DELETE      remove ``{"layer", "behavior", "rule"}`` (body or query arguments)
+mode         PUT         ``{"layer", "mode"}`` (``mode: null`` clears the layer's mode)
+audit        GET         ``?limit=&tool=&behavior=`` newest first
+check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
+validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
+===========  ==========  =================================================================
+
+Every verb is ``@web.authenticated`` and ``@authorized`` on the resource ``agenttools``.
+Errors are JSON ``{"error": "..."}``: 400 for a bad body (not JSON, a missing key, a rule that
+does not parse or fails its examples), 403 for the managed layer (read-only through the API)
+and refused authorization, 404 for removing a rule that is not there, 409 when a settings file
+on disk is corrupt (the message names the file and line). Writes go through
+``SettingsStore`` (file lock + atomic replace), run in a worker thread so a lock held by a
+kernel never stalls the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from tornado import web
+
+from ..errors import RuleExampleError, RuleSyntaxError, SettingsError, ToolNotFound
+
+__all__ = ["AUTH_RESOURCE", "ROUTES"]
+
+AUTH_RESOURCE = "agenttools"
+RULE_BEHAVIORS = ("allow", "ask", "deny")
+AUDIT_BEHAVIORS = ("allow", "ask", "deny", "passthrough")
+MAX_AUDIT = 10_000
+
+
+def _builtin_tool(name: str) -> Any:
+    """The built-in tool called ``name``, or None (kernel-only tools are unknown here)."""
+    from ..permission.check import builtin_tool
+
+    return builtin_tool(name)
+
+
+class AgentToolsHandler(APIHandler):
+    auth_resource = AUTH_RESOURCE
+
+    @property
+    def store(self) -> Any:
+        return self.settings["agenttools_store"]
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, web.HTTPError) and exc.log_message:
+            message = exc.log_message % exc.args if exc.args else exc.log_message
+        elif exc is not None and not isinstance(exc, web.HTTPError):
+            message = f"internal error: {type(exc).__name__}: {exc}"
+        else:
+            message = self._reason
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"error": message, "status": status_code}))
+
+    # --- reading the request ----------------------------------------------------------------
+
+    def body(self, *, allow_query: bool = False) -> dict[str, Any]:
+        raw = self.request.body
+        if not raw or not raw.strip():
+            if allow_query and self.request.query_arguments:
+                return {k: self.get_query_argument(k) for k in self.request.query_arguments}
+            raise web.HTTPError(400, "expected a JSON object in the request body, got nothing")
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise web.HTTPError(400, "the request body is not valid JSON: %s", exc) from None
+        if not isinstance(data, dict):
+            raise web.HTTPError(400, "expected a JSON object in the request body, got %s",
+                                type(data).__name__)
+        return data
+
+    @staticmethod
+    def text(data: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise web.HTTPError(400, "missing %r in the request body", key)
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise web.HTTPError(400, "expected %r to be a non-empty string, got %r", key, value)
+        return value.strip()
+
+    def writable_layer(self, data: dict[str, Any]) -> str:
+        from ..permission.settings import LAYERS, WRITABLE_LAYERS
+
+        layer = self.text(data, "layer")
+        if layer == "managed":
+            raise web.HTTPError(
+                403, "the managed layer (%s) is read-only: only an administrator edits that "
+                     "file; choose one of %s", str(self.store.path("managed")),
+                ", ".join(WRITABLE_LAYERS))
+        if layer not in LAYERS:
+            raise web.HTTPError(400, "unknown layer %r; expected one of %s", layer,
+                                ", ".join(WRITABLE_LAYERS))
+        return layer  # type: ignore[return-value]
+
+    def rule_behavior(self, data: dict[str, Any], *, default: str | None = None) -> str:
+        behavior = self.text(data, "behavior", required=default is None) or default
+        if behavior not in RULE_BEHAVIORS:
+            raise web.HTTPError(400, "expected 'behavior' to be allow, ask or deny, got %r",
+                                behavior)
+        return behavior  # type: ignore[return-value]
+
+    def context(self, settings: Any = None) -> Any:
+        from ..permission.types import PermissionContext
+
+        root = str(self.store.project_root)
+        dirs = settings.additional_directories if settings is not None else ()
+        return PermissionContext(cwd=root, project_root=root, working_directories=dirs)
+
+    def checked_rule(self, data: dict[str, Any], behavior: str) -> tuple[Any, Any, Any]:
+        """``(settings entry, rule, tool or None)``; 400 unless the rule parses and holds
+        its own examples."""
+        from ..permission.rules import load_rule, validate_examples
+
+        text = self.text(data, "rule")
+        entry: Any = text
+        examples = data.get("examples") or []
+        counter = data.get("counter_examples") or []
+        if examples or counter:
+            entry = {"rule": text, "examples": examples, "counter_examples": counter}
+        try:
+            rule = load_rule(entry, behavior, "api")
+        except RuleSyntaxError as exc:
+            raise web.HTTPError(400, "%s", exc) from None
+        tool = _builtin_tool(rule.tool)
+        if tool is None and (examples or counter):
+            raise web.HTTPError(400, "cannot check the examples of %r: %r is not a built-in "
+                                     "tool; drop the examples or use Bash, Read, Write, Edit, "
+                                     "Glob or Grep", rule.text, rule.tool)
+        if tool is not None:
+            try:
+                validate_examples(rule, tool, self.context(self.store.merged))
+            except RuleExampleError as exc:
+                raise web.HTTPError(400, "%s", exc) from None
+        return entry, rule, tool
+
+    async def run(self, func: Any, *args: Any) -> Any:
+        """Run blocking settings I/O in a thread; a corrupt file becomes a 409."""
+        try:
+            return await asyncio.to_thread(func, *args)
+        except SettingsError as exc:
+            raise web.HTTPError(409, "%s", exc) from None
+
+    def reply(self, data: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.finish(json.dumps(data, default=str))
+
+
+def settings_view(store: Any) -> dict[str, Any]:
+    """What ``GET settings`` returns (also echoed after every write)."""
+    from ..permission.settings import LAYERS, WRITABLE_LAYERS
+    from ..permission.types import PermissionMode
+
+    merged = store.load()
+    layers, rules = [], []
+    for name in LAYERS:
+        ls = merged.by_layer[name]
+        layers.append({
+            "layer": name, "file": str(ls.path), "exists": ls.exists,
+            "writable": name in WRITABLE_LAYERS,
+            "mode": None if ls.mode is None else ls.mode.value,
+            "additional_directories": list(ls.additional_directories),
+        })
+        for rule in ls.rules:
+            item = rule.to_dict()
+            item.update(layer=name, file=str(ls.path))
+            item.pop("source", None)
+            rules.append(item)
+    return {
+        "project_root": str(store.project_root),
+        "mode": (merged.mode or PermissionMode.DEFAULT).value,
+        "mode_source": merged.mode_source,
+        "modes": [m.value for m in PermissionMode],
+        "layers": layers,
+        "rules": rules,
+        "additional_directories": list(merged.additional_directories),
+        "audit_file": str(store.audit_path),
+    }
+
+
+class SettingsHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await self.run(settings_view, self.store))
+
+
+class RulesHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        data = self.body()
+        layer = self.writable_layer(data)
+        behavior = self.rule_behavior(data)
+        entry, _rule, _tool = await self.run(self.checked_rule, data, behavior)
+        rule = await self.run(self.store.add_rule, layer, behavior, entry)
+        view = await self.run(settings_view, self.store)
+        self.reply({"rule": rule.text, "behavior": behavior, "layer": layer,
+                    "file": str(self.store.path(layer)), "settings": view}, 201)
+
+    @web.authenticated
+    @authorized
+    async def delete(self) -> None:
+        data = self.body(allow_query=True)
+        layer = self.writable_layer(data)
+        behavior = self.rule_behavior(data)
+        text = self.text(data, "rule")
+        try:
+            from ..permission.types import PermissionRule
+
+            text = PermissionRule.parse(text).text
+        except RuleSyntaxError as exc:
+            raise web.HTTPError(400, "%s", exc) from None
+        removed = await self.run(self.store.remove_rule, layer, behavior, text)
+        if not removed:
+            raise web.HTTPError(404, "no %s rule %r in the %s layer (%s)", behavior, text,
+                                layer, str(self.store.path(layer)))
+        view = await self.run(settings_view, self.store)
+        self.reply({"removed": text, "behavior": behavior, "layer": layer,
+                    "file": str(self.store.path(layer)), "settings": view})
+
+
+class ModeHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def put(self) -> None:
+        from ..permission.types import PermissionMode
+
+        data = self.body()
+        layer = self.writable_layer(data)
+        if "mode" not in data:
+            raise web.HTTPError(400, "missing 'mode' in the request body (null clears it)")
+        mode = data["mode"]
+        if mode is not None:
+            try:
+                mode = PermissionMode.parse(self.text(data, "mode")).value
+            except ValueError as exc:
+                raise web.HTTPError(400, "%s", exc) from None
+        await self.run(self.store.set_mode, layer, mode)
+        view = await self.run(settings_view, self.store)
+        self.reply({"layer": layer, "mode": mode, "file": str(self.store.path(layer)),
+                    "effective": view["mode"], "settings": view})
+
+
+class AuditHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        from ..permission.audit import AuditLog
+
+        raw_limit = self.get_query_argument("limit", "100")
+        try:
+            limit = int(raw_limit)
+        except ValueError:
+            limit = -1
+        if not 0 < limit <= MAX_AUDIT:
+            raise web.HTTPError(400, "expected 'limit' to be a whole number from 1 to %d, "
+                                     "got %r", MAX_AUDIT, raw_limit)
+        tool = self.get_query_argument("tool", "").strip() or None
+        behavior = self.get_query_argument("behavior", "").strip().lower() or None
+        if behavior is not None and behavior not in AUDIT_BEHAVIORS:
+            raise web.HTTPError(400, "expected 'behavior' to be one of %s, got %r",
+                                ", ".join(AUDIT_BEHAVIORS), behavior)
+        log = AuditLog(self.store.audit_path)
+        entries = await self.run(lambda: log.read(limit=limit, tool=tool, behavior=behavior,
+                                                  newest_first=True))
+        self.reply({"entries": entries, "skipped": log.skipped, "file": str(log.path)})
+
+
+class CheckHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        data = self.body()
+        tool_name = self.text(data, "tool")
+        tool_input = data.get("input", {})
+        tool = _builtin_tool(tool_name)
+        if isinstance(tool_input, str):
+            arg = getattr(tool, "rule_argument", None)
+            if not arg:
+                raise web.HTTPError(400, "give 'input' as an object for %r", tool_name)
+            tool_input = {arg: tool_input}
+        if not isinstance(tool_input, dict):
+            raise web.HTTPError(400, "expected 'input' to be an object (the tool's input), "
+                                     "got %s", type(tool_input).__name__)
+        settings = await self.run(self.store.load)
+        mode = data.get("mode")
+        if mode is None:
+            mode = settings.mode.value if settings.mode is not None else "default"
+        from ..permission.types import PermissionMode
+
+        try:
+            mode = PermissionMode.parse(mode).value
+        except ValueError as exc:
+            raise web.HTTPError(400, "%s", exc) from None
+        decision = await self.run(self._check, tool if tool is not None else tool_name,
+                                  tool_input, mode, settings)
+        result = decision.to_dict()
+        result.update(tool=tool_name, input=tool_input, mode=mode)
+        self.reply(result)
+
+    def _check(self, tool: Any, tool_input: dict[str, Any], mode: str, settings: Any) -> Any:
+        from ..permission.check import check
+
+        root = str(self.store.project_root)
+        try:
+            return check(tool, tool_input, mode=mode, rules=list(settings.rules), cwd=root,
+                         working_directories=settings.additional_directories)
+        except ToolNotFound as exc:
+            raise web.HTTPError(400, "%s", exc) from None
+        except RuleExampleError as exc:  # a rule on disk that fails its own examples
+            raise web.HTTPError(409, "%s", exc) from None
+        except (ValueError, TypeError) as exc:
+            raise web.HTTPError(400, "cannot check this call: %s", exc) from None
+
+
+class ValidateHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        data = self.body()
+        behavior = self.rule_behavior(data, default="allow")
+        self.text(data, "rule")
+        try:
+            _entry, rule, tool = await self.run(self.checked_rule, data, behavior)
+        except web.HTTPError as exc:
+            if exc.status_code != 400:
+                raise
+            message = exc.log_message % exc.args if exc.args else exc.log_message
+            self.reply({"ok": False, "error": message})
+            return
+        self.reply({"ok": True, "rule": rule.text, "tool": rule.tool,
+                    "specifier": rule.specifier, "behavior": behavior,
+                    "known_tool": tool is not None})
+
+
+ROUTES = [
+    ("settings", SettingsHandler),
+    ("rules", RulesHandler),
+    ("mode", ModeHandler),
+    ("audit", AuditHandler),
+    ("check", CheckHandler),
+    ("validate", ValidateHandler),
+]
