@@ -208,6 +208,8 @@ class MCPServer:
         if runner is not None:
             if self._stop is not None:
                 self._stop.set()
+            if self._session is None and not runner.done():
+                runner.cancel()  # still starting: nothing to wind down politely
             try:
                 await asyncio.wait_for(asyncio.shield(runner), 10)
             except (asyncio.TimeoutError, asyncio.CancelledError):
