@@ -21,12 +21,18 @@ def agenttools_dirs(tmp_path: Path) -> dict[str, Path]:
 
 
 @pytest.fixture
-def jp_server_config(agenttools_dirs: dict[str, Path]) -> dict[str, Any]:
-    return {
+def jp_server_config(agenttools_dirs: dict[str, Path], request: Any) -> dict[str, Any]:
+    """The extension enabled, settings in throwaway folders; an indirect parameter is an
+    Authorizer class to run the server with."""
+    config: dict[str, Any] = {
         "ServerApp": {"jpserver_extensions": {"jupyter_agenttools": True}},
         "AgentToolsServer": {"user_dir": str(agenttools_dirs["user"]),
                              "managed_path": str(agenttools_dirs["managed"])},
     }
+    authorizer = getattr(request, "param", None)
+    if authorizer is not None:
+        config["ServerApp"]["authorizer_class"] = authorizer
+    return config
 
 
 @pytest.fixture
