@@ -339,6 +339,8 @@ def suggest_path_rules(tool_name: str, path: object,
         return []
     if path in (None, "") and tool_name not in _READ_TOOLS:
         return []
+    if _below(os.path.realpath(home), canonical):  # "/", the home or one of its ancestors
+        return []
     is_dir = tool_name in ("Glob", "Grep") and os.path.isdir(canonical)
     directory = canonical if is_dir else os.path.dirname(canonical)
     root = os.path.realpath(context.project_root or context.cwd)

@@ -1,0 +1,245 @@
+"""The file tools' checks: check_read, check_write, the read-only fast path, rule matching and
+suggestions, over the ladder of modes."""
+
+import os
+
+import pytest
+
+from jupyter_agenttools.permission.paths import (
+    check_read,
+    check_write,
+    match_path_rule,
+    path_matches,
+    read_is_fast_path_safe,
+    suggest_path_rules,
+)
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionMode,
+    PermissionRule,
+)
+
+ALLOW, ASK, PASS = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.PASSTHROUGH
+MODES = list(PermissionMode)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    root = tmp_path.resolve()
+    for d in ("home/.ssh", "home/.aws", "home/notes", "proj/src", "proj/.git/hooks", "outside/d",
+              "proj-evil"):
+        (root / d).mkdir(parents=True)
+    (root / "home/.ssh/id_rsa").write_text("KEY")
+    (root / "proj/src/a.py").write_text("")
+    (root / "proj/.env").write_text("TOKEN=x")
+    os.symlink(root / "home/.ssh/id_rsa", root / "proj/notes.txt")    # innocent name, a key
+    os.symlink(root / "home/.ssh", root / "proj/keys")                # a directory of keys
+    os.symlink(root / "outside", root / "proj/out")                   # leaves the project
+    os.symlink(root / "home/.bashrc", root / "proj/rc")               # a profile, not yet there
+    return root
+
+
+def context(tree, mode=PermissionMode.DEFAULT):
+    return PermissionContext(mode=mode, cwd=str(tree / "proj"), project_root=str(tree / "proj"),
+                             home=str(tree / "home"))
+
+
+# path (relative to proj, or {t}/…), read verdict, read is a safety ASK
+READS = [
+    ("src/a.py", ALLOW, False),
+    ("src/new.py", ALLOW, False),
+    (".", ALLOW, False),
+    (None, ALLOW, False),                       # Glob/Grep without a path: the cwd
+    (".env", ASK, True),
+    ("{t}/home/.ssh/id_rsa", ASK, True),
+    ("~/.ssh/id_rsa", ASK, True),
+    ("notes.txt", ASK, True),                   # a symlink to a key
+    ("keys/id_rsa", ASK, True),
+    ("keys", ASK, False),                       # the key directory itself (grep -r)
+    ("~/.ssh/known_hosts", ASK, False),         # a secret, but not key material
+    ("~/.aws/credentials", ASK, True),
+    ("{t}/outside/d/x.txt", ASK, False),
+    ("out/d/x.txt", ASK, False),                # a symlink out of the project
+    ("{t}/proj-evil/x", ASK, False),
+    ("../proj-evil/x", ASK, False),
+    ("~/notes/todo.md", ASK, False),
+    ("src/../../outside/x", ASK, False),
+    ("a\x00b", ASK, False),                     # bad input: asks, never allows, never raises
+    (5, ASK, False),
+    ("\ud800", ASK, False),
+]
+
+
+def _p(tree, rel):
+    return rel.format(t=tree) if isinstance(rel, str) else rel
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("rel,behavior,safety", READS)
+def test_check_read(tree, mode, rel, behavior, safety):
+    d = check_read(_p(tree, rel), context(tree, mode))
+    assert d.behavior is behavior, d.reason
+    assert d.bypass_immune is safety
+    assert d.reason
+    if d.behavior is ALLOW:
+        assert read_is_fast_path_safe(_p(tree, rel), context(tree, mode))
+
+
+@pytest.mark.parametrize("rel,behavior,safety", READS)
+def test_fast_path_only_for_plain_reads_inside(tree, rel, behavior, safety):
+    assert read_is_fast_path_safe(_p(tree, rel), context(tree)) is (behavior is ALLOW)
+
+
+def test_outside_read_asks_with_a_narrow_suggestion(tree):
+    d = check_read(str(tree / "outside/d/x.txt"), context(tree), "Read")
+    assert [r.text for r in d.suggestions] == [f"Read({tree}/outside/d/**)"]
+    assert not d.bypass_immune
+
+
+def test_secret_reads_get_no_suggestion(tree):
+    assert check_read(".env", context(tree)).suggestions == []
+    assert check_read("~/.ssh/known_hosts", context(tree)).suggestions == []
+
+
+def test_read_reason_shows_where_a_symlink_goes(tree):
+    d = check_read("notes.txt", context(tree))
+    assert "notes.txt" in d.reason and "id_rsa" in d.reason
+
+
+# path, sensitive (safety ASK in every mode), inside the working directories
+WRITES = [
+    ("src/a.py", False, True),
+    ("src/new/deep/file.py", False, True),
+    ("{t}/outside/d/x.txt", False, False),
+    ("out/d/x.txt", False, False),              # through a symlink: outside
+    ("../proj-evil/x", False, False),
+    (".env", True, True),
+    (".env.production", True, True),
+    (".git/hooks/pre-commit", True, True),
+    (".git/config", True, True),
+    (".agenttools/settings.json", True, True),      # its own permissions
+    (".agenttools/settings.local.json", True, True),
+    ("rc", True, True),                         # a symlink to ~/.bashrc
+    ("notes.txt", True, True),                  # a symlink to a key
+    ("~/.bashrc", True, False),
+    ("~/.zshrc", True, False),
+    ("~/.ssh/authorized_keys", True, False),
+    ("~/.gitconfig", True, False),
+    ("~/.ipython/profile_default/startup/00.py", True, False),
+    ("/etc/cron.d/x", True, False),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("rel,sensitive,inside", WRITES)
+def test_check_write_ladder(tree, mode, rel, sensitive, inside):
+    d = check_write(_p(tree, rel), context(tree, mode))
+    if sensitive:
+        assert d.behavior is ASK and d.bypass_immune, d.reason
+        assert "sensitive" in d.reason
+    elif inside and mode is PermissionMode.ACCEPT_EDITS:
+        assert d.behavior is ALLOW, d.reason
+    else:
+        # default/explore/bypass/dont_ask, or outside: the engine's rules and fallback decide
+        assert d.behavior is PASS, d.reason
+        assert not d.bypass_immune
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("bad", [None, "", 5, "a\x00b", "\ud800", ["x"]])
+def test_check_write_bad_path_asks(tree, mode, bad):
+    d = check_write(bad, context(tree, mode))
+    assert d.behavior is ASK and d.reason
+
+
+# --- rules ------------------------------------------------------------------------------------
+
+def rule(text, behavior="allow"):
+    return PermissionRule.parse(text, behavior)
+
+
+@pytest.mark.parametrize("text,rel,allow_matches,deny_matches", [
+    ("Read", "anything", True, True),
+    ("Read(src/**)", "src/a.py", True, True),
+    ("Read(src/*)", "src/x/a.py", False, True),
+    ("Read(src/**)", "src/../../outside/x", False, False),
+    ("Read(src/**)", "out/d/x", False, False),
+    ("Read({t}/outside/**)", "out/d/x", True, True),    # the symlink resolves into it
+    # the pattern is canonicalised like the path: out/ resolves to outside/ for both
+    ("Read(out/**)", "out/d/x", True, True),
+    ("Read(out/**)", "{t}/outside/d/x", True, True),
+    ("Read({t}/OUTSIDE/**)", "{t}/outside/x", False, True),
+    ("Read(*.py)", "src/a.py", True, True),
+    ("Read(src/**)", "a\x00b", False, True),            # unusable path: deny side matches
+])
+def test_match_path_rule(tree, text, rel, allow_matches, deny_matches):
+    ctx = context(tree)
+    text = text.format(t=tree)
+    path = _p(tree, rel)
+    assert match_path_rule(rule(text, "allow"), path, ctx) is allow_matches
+    assert match_path_rule(rule(text, "deny"), path, ctx) is deny_matches
+    assert match_path_rule(rule(text, "ask"), path, ctx) is deny_matches
+
+
+def test_broken_pattern_matches_nothing(tree):
+    r = PermissionRule("Read", "src/*/../x", PermissionBehavior.DENY)
+    assert match_path_rule(r, "src/a.py", context(tree)) is False
+
+
+# --- suggestions ------------------------------------------------------------------------------
+
+OVER_BROAD = {"**", "/**", "~/**", "/", "~", "./**", "*", "/*"}
+
+
+@pytest.mark.parametrize("tool", ["Read", "Write", "Edit", "Glob", "Grep"])
+@pytest.mark.parametrize("rel", [
+    "{t}/outside/d/x.txt", "{t}/outside/x.txt", "{t}/x.txt", "/x", "/etc/hostname", "/tmp/x",
+    "~/x.txt", "~/notes/todo.md", "~", "/", "src/a.py", "a.py", ".", "{t}", "{t}/outside",
+    "out/d/x.txt",
+])
+def test_suggestions_are_never_over_broad_and_match(tree, tool, rel):
+    ctx = context(tree)
+    path = _p(tree, rel)
+    home = str(tree / "home")
+    for r in suggest_path_rules(tool, path, ctx):
+        assert r.tool == tool and r.behavior is ALLOW
+        spec = r.specifier
+        assert spec not in OVER_BROAD
+        assert spec.rstrip("/*") not in ("", home, "~", str(tree), os.path.dirname(home))
+        assert spec.rstrip("/*").count("/") >= 1 or not spec.startswith("/")
+        # the suggestion covers the call it was made for …
+        assert match_path_rule(r, path, ctx), (spec, path)
+        # … and not the home directory or the root
+        assert not match_path_rule(r, home + "/unrelated", ctx)
+        assert not match_path_rule(r, "/unrelated", ctx)
+
+
+@pytest.mark.parametrize("tool,rel,expected", [
+    ("Read", "{t}/outside/d/x.txt", "Read({t}/outside/d/**)"),
+    ("Edit", "src/a.py", "Edit(src/**)"),
+    ("Write", "a.py", "Write(./a.py)"),             # at the project root: the file only
+    ("Read", "{t}/x.txt", "Read({t}/x.txt)"),       # the directory holds the home: the file only
+    ("Read", "~/x.txt", "Read({t}/home/x.txt)"),
+    ("Read", "/x", "Read(/x)"),
+    ("Grep", "{t}/outside/d", "Grep({t}/outside/d/**)"),
+])
+def test_suggestion_shapes(tree, tool, rel, expected):
+    rules = suggest_path_rules(tool, _p(tree, rel), context(tree))
+    assert [r.text for r in rules] == [expected.format(t=tree)]
+
+
+@pytest.mark.parametrize("tool", ["Read", "Edit", "Write", "Grep"])
+@pytest.mark.parametrize("rel", [".env", "~/.ssh/id_rsa", "~/.bashrc", ".git/config",
+                                 "notes.txt", "keys", ".agenttools/settings.json", "a\x00b", 3])
+def test_no_suggestion_for_sensitive_or_bad_paths(tree, tool, rel):
+    assert suggest_path_rules(tool, _p(tree, rel), context(tree)) == []
+
+
+def test_suggestion_escapes_glob_characters(tree):
+    (tree / "outside" / "we[ir]d*").mkdir()
+    path = str(tree / "outside" / "we[ir]d*" / "f.txt")
+    (r,) = suggest_path_rules("Read", path, context(tree))
+    assert match_path_rule(r, path, context(tree))
+    assert not path_matches(r.specifier, str(tree / "outside" / "wid" / "f.txt"),
+                            context(tree), broad=False)
