@@ -1,0 +1,156 @@
+"""Bash: run a shell command through the backend, streaming its output."""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
+
+from ..backends.base import ExecResult
+from ..tools.base import Tool, ToolChunk
+from ..tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
+from ._files import default_backend
+
+if TYPE_CHECKING:
+    from ..backends.base import BackendBase
+    from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
+
+__all__ = ["Bash"]
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+
+DESCRIPTION = """Run a command with /bin/bash -c and return its output (stdout and stderr
+interleaved as they arrive) and exit code.
+
+- Each call is a fresh non-interactive shell: no profile is loaded and `cd` or variables do not
+  carry over to the next call. Commands start in the backend's working directory.
+- stdin is closed: commands that wait for input get end-of-file.
+- `timeout` is in milliseconds (default 120000 = 2 min, at most 600000 = 10 min). At the
+  timeout the command and every process it started are killed.
+- Long output is cut for you: the start and the end are shown, and the full output is saved to
+  a file whose path the result names (read it with Read, search it with Grep).
+- Prefer the Read, Glob and Grep tools to cat/find/grep for reading and searching files."""
+
+
+class Bash(Tool):
+    name = "Bash"
+    description = DESCRIPTION
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1, "description": "The command to run."},
+            "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_MS,
+                        "description": "Time limit in milliseconds (default 120000, max "
+                                       "600000)."},
+            "description": {"type": "string",
+                            "description": "What the command does, in 5-10 words."},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    read_only = False
+    concurrency_safe = False
+    rule_argument = "command"
+
+    def __init__(self, backend: "BackendBase | None" = None, *,
+                 output_budget: int = DEFAULT_BUDGET_CHARS, offload_dir: str | None = None,
+                 default_timeout_ms: int = DEFAULT_TIMEOUT_MS, shell: str = "/bin/bash"):
+        self.backend = default_backend(backend)
+        self.output_budget = output_budget
+        self.offload_dir = offload_dir
+        self.default_timeout_ms = default_timeout_ms
+        self.shell = shell
+
+    # --- permission hooks: the shell analysis decides ------------------------------------------
+
+    def is_read_only(self, tool_input: Mapping[str, Any] | None = None) -> bool:
+        command = (tool_input or {}).get("command")
+        if not isinstance(command, str):
+            return False
+        from ..shell.policy import bash_is_read_only
+
+        return bool(bash_is_read_only(command, None))
+
+    def check_permissions(self, tool_input: Mapping[str, Any],
+                          context: "PermissionContext") -> "PermissionDecision":
+        from ..permission.types import PermissionDecision
+
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return PermissionDecision.ask(
+                f"Bash: expected the command as a string, got {type(command).__name__}")
+        from ..shell.policy import bash_check_permissions
+
+        return bash_check_permissions(command, context)
+
+    def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
+                   context: "PermissionContext") -> bool:
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return False
+        from ..shell.policy import bash_match_rule
+
+        return bool(bash_match_rule(rule, command, context))
+
+    def suggest_rules(self, tool_input: Mapping[str, Any],
+                      context: "PermissionContext") -> list["PermissionRule"]:
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return []
+        from ..shell.policy import bash_suggest_rules
+
+        return list(bash_suggest_rules(command, context))
+
+    # --- execution ----------------------------------------------------------------------------
+
+    async def call(self, command: str, timeout: int | None = None,
+                   description: str | None = None) -> AsyncIterator[ToolChunk]:
+        timeout_ms = self.default_timeout_ms if timeout is None else int(timeout)
+        timeout_ms = max(1, min(timeout_ms, MAX_TIMEOUT_MS))
+        spool = OutputSpool(budget_chars=self.output_budget, offload_dir=self.offload_dir,
+                            name="Bash")
+        decoders = {s: codecs.getincrementaldecoder("utf-8")("replace")
+                    for s in ("stdout", "stderr")}
+        final: ExecResult | None = None
+        shown_any = False
+        stream = self.backend.exec_shell_stream([self.shell, "-c", command],
+                                                timeout=timeout_ms / 1000)
+        try:
+            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+                async for item in stream:
+                    if isinstance(item, ExecResult):
+                        final = item
+                        continue
+                    name, data = item
+                    text = decoders[name].decode(data)
+                    shown = spool.feed(text)
+                    if shown:
+                        shown_any = True
+                        yield ToolChunk.text(shown)
+            tail = "".join(spool.feed(d.decode(b"", final=True)) for d in decoders.values())
+            if tail:
+                shown_any = True
+                yield ToolChunk.text(tail)
+        finally:
+            closing = spool.finish()
+        if closing:
+            yield ToolChunk.text(closing)
+        assert final is not None
+        meta = {"exit_code": final.exit_code, "timed_out": final.timed_out,
+                "truncated": spool.truncated, "offload_path": spool.path,
+                "output_chars": spool.total_chars}
+        if final.timed_out:
+            yield ToolChunk.error(
+                f"\n[Command timed out after {_seconds(timeout_ms)}; it was stopped together "
+                f"with every process it started.]", metadata=meta)
+        elif final.exit_code != 0:
+            yield ToolChunk.error(f"\n[Exit code {final.exit_code}]", metadata=meta)
+        elif not shown_any:
+            yield ToolChunk.text("[The command succeeded with no output.]", metadata=meta)
+        else:
+            yield ToolChunk(metadata=meta)
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g} s"

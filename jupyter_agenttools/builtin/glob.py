@@ -1,0 +1,112 @@
+"""Glob: find files by name pattern, newest first, honouring .gitignore."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..errors import ToolExecutionError
+from ..tools.base import Tool, ToolChunk
+from ._files import GLOB_CHARS, default_backend, glob_regex, list_files, split_glob
+from .read import FileToolMixin
+
+if TYPE_CHECKING:
+    from ..backends.base import BackendBase
+    from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
+
+__all__ = ["Glob"]
+
+MAX_RESULTS = 200
+
+
+class Glob(FileToolMixin, Tool):
+    name = "Glob"
+    description = (
+        "Find files whose path matches a glob pattern such as `**/*.py` or `src/**/test_*.{js,"
+        "ts}`: `*` and `?` stay within one folder, `**` spans folders, `[abc]` and `{a,b}` "
+        "work. Searches `path` (default: the working directory); files ignored by .gitignore "
+        "and .git folders are left out. Results are absolute paths, newest first, at most "
+        f"{MAX_RESULTS}.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1, "description": "The glob pattern."},
+            "path": {"type": "string",
+                     "description": "The folder to search (default: the working directory)."},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    read_only = True
+    concurrency_safe = True
+    rule_argument = "path"
+
+    def __init__(self, backend: "BackendBase | None" = None, *, max_results: int = MAX_RESULTS):
+        self.backend = default_backend(backend)
+        self.max_results = max_results
+
+    def _reach(self, tool_input: Mapping[str, Any], context: "PermissionContext") -> Any:
+        # Checks and rules see the folder the pattern can reach (``../*`` or ``/etc/*`` leave
+        # ``path``); an unusable pattern falls back to ``path`` (whose check then asks).
+        from ..permission.paths import glob_reach
+
+        try:
+            return glob_reach(tool_input.get("pattern"), tool_input.get("path"), context)
+        except ValueError:
+            return tool_input.get("path")
+
+    def check_permissions(self, tool_input: Mapping[str, Any],
+                          context: "PermissionContext") -> "PermissionDecision":
+        from ..permission.paths import check_read
+
+        return check_read(self._reach(tool_input, context), context, self.name)
+
+    def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
+                   context: "PermissionContext") -> bool:
+        from ..permission.paths import match_path_rule
+
+        return bool(match_path_rule(rule, self._reach(tool_input, context), context))
+
+    def suggest_rules(self, tool_input: Mapping[str, Any],
+                      context: "PermissionContext") -> list["PermissionRule"]:
+        from ..permission.paths import suggest_path_rules
+
+        return list(suggest_path_rules(self.name, self._reach(tool_input, context), context))
+
+    async def call(self, pattern: str, path: str | None = None) -> ToolChunk:
+        b = self.backend
+        base = await b.abspath(path) if path else await b.getcwd()
+        st = await b.stat(base)
+        if st is None or not st.is_dir:
+            raise ToolExecutionError(f"Directory not found: {base}")
+        try:
+            root, rest = split_glob(pattern, base)
+        except ValueError as exc:
+            raise ToolExecutionError(str(exc)) from None
+        if not GLOB_CHARS.search(rest):  # a literal path: it is there or not
+            target = b.path.normpath(b.path.join(root, rest))
+            found = await b.stat(target)
+            files = [target] if found is not None and not found.is_dir else []
+            complete = True
+        else:
+            root_st = await b.stat(root)
+            if root_st is None or not root_st.is_dir:
+                files, complete = [], True
+            else:
+                regex = glob_regex(rest)
+                listed, complete = await list_files(b, root)
+                prefix = root.rstrip("/") + "/"
+                hits = [(p, m) for p, m in listed if regex.match(p[len(prefix):])]
+                hits.sort(key=lambda pm: (-pm[1], pm[0]))
+                files = [p for p, _ in hits]
+        if not files:
+            return ToolChunk.text(f"No files found matching {pattern!r} in {base}.",
+                                  metadata={"count": 0})
+        shown = files[:self.max_results]
+        text = "\n".join(shown)
+        if len(files) > len(shown):
+            text += (f"\n\n[Showing the {len(shown)} newest of {len(files)} matching files; "
+                     f"narrow the pattern or the path to see the others.]")
+        if not complete:
+            text += "\n\n[The folder is very large: only part of it was searched.]"
+        return ToolChunk.text(text, metadata={"count": len(files), "truncated":
+                                              len(files) > len(shown)})

@@ -1,0 +1,204 @@
+"""Read: a window of a text file with line numbers, or an image."""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..errors import ToolExecutionError
+from ..tools.base import Tool, ToolChunk, text_block
+from ._files import default_backend
+
+if TYPE_CHECKING:
+    from ..backends.base import BackendBase
+    from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
+
+__all__ = ["Read", "FileToolMixin"]
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
+          (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
+
+
+def _sniff_image(head: bytes) -> str | None:
+    for magic, mime in _MAGIC:
+        if head.startswith(magic):
+            return mime
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def looks_binary(head: bytes) -> bool:
+    """A NUL byte, or mostly undecodable UTF-8, in the first bytes of a file."""
+    if b"\x00" in head:
+        return True
+    text = head.decode("utf-8", "replace")
+    bad = text[:-3].count("\ufffd")  # a multi-byte character may be cut at the end
+    return bad > max(8, len(text) // 20)
+
+
+class FileToolMixin:
+    """Permission hooks shared by the file tools: they delegate to permission.paths.
+
+    ``is_read_only`` is False on purpose: it gets no context, so it cannot tell a path inside
+    the working directories from a secret elsewhere; the engine goes on to
+    ``check_permissions``, where ``check_read`` allows reads inside the working directories."""
+
+    name: str
+    rule_argument: str | None
+
+    def _path_of(self, tool_input: Mapping[str, Any]) -> Any:
+        return tool_input.get(self.rule_argument or "file_path")
+
+    def is_read_only(self, tool_input: Mapping[str, Any] | None = None) -> bool:
+        return False
+
+    def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
+                   context: "PermissionContext") -> bool:
+        from ..permission.paths import match_path_rule
+
+        return bool(match_path_rule(rule, self._path_of(tool_input), context))
+
+    def suggest_rules(self, tool_input: Mapping[str, Any],
+                      context: "PermissionContext") -> list["PermissionRule"]:
+        from ..permission.paths import suggest_path_rules
+
+        return list(suggest_path_rules(self.name, self._path_of(tool_input), context))
+
+
+class Read(FileToolMixin, Tool):
+    name = "Read"
+    description = (
+        "Read a text file (or an image: png, jpeg, gif, webp). Text comes back with line "
+        "numbers (`cat -n` style), by default the first 2000 lines; use `offset` (1-based "
+        "line to start at) and `limit` (number of lines) to read further. Lines longer than "
+        "2000 characters are cut. Relative paths start from the working directory. Read a "
+        "file before you Write over or Edit it.")
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string", "minLength": 1,
+                          "description": "The file to read (absolute, or relative to the "
+                                         "working directory)."},
+            "offset": {"type": "integer", "minimum": 1,
+                       "description": "The line number to start at (1-based, default 1)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": DEFAULT_LIMIT,
+                      "description": "How many lines to read (default and max 2000)."},
+        },
+        "required": ["file_path"],
+        "additionalProperties": False,
+    }
+    read_only = True
+    concurrency_safe = True
+    rule_argument = "file_path"
+
+    def __init__(self, backend: "BackendBase | None" = None, *,
+                 max_line_chars: int = MAX_LINE_CHARS):
+        self.backend = default_backend(backend)
+        self.max_line_chars = max_line_chars
+
+    def check_permissions(self, tool_input: Mapping[str, Any],
+                          context: "PermissionContext") -> "PermissionDecision":
+        from ..permission.paths import check_read
+
+        return check_read(tool_input.get("file_path"), context, self.name)
+
+    async def call(self, file_path: str, offset: int | None = None,
+                   limit: int | None = None) -> ToolChunk:
+        b = self.backend
+        path = await b.abspath(file_path)
+        st = await b.stat(path)
+        if st is None:
+            raise ToolExecutionError(f"File does not exist: {path}")
+        if st.is_dir:
+            raise ToolExecutionError(f"{path} is a directory, not a file; list it with Glob "
+                                     f"or Bash (ls).")
+        start = 1 if offset is None else int(offset)
+        count = DEFAULT_LIMIT if limit is None else int(limit)
+        if start < 1 or count < 1:
+            raise ToolExecutionError(f"offset and limit must be at least 1, got offset={start}, "
+                                     f"limit={count}")
+        try:
+            return await self._read(path, st, start, count)
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            raise ToolExecutionError(f"Cannot read {path}: {exc.strerror or exc}") from None
+
+    async def _read(self, path: str, st: Any, start: int, count: int) -> ToolChunk:
+        b = self.backend
+        lines: list[tuple[int, str, int]] = []  # (number, kept text, full length in chars)
+        total = 0
+        pending = bytearray()  # the current line's first bytes
+        pending_len = 0  # its full length in bytes
+        keep = self.max_line_chars * 4 + 8
+        head = b""
+        first = True
+
+        def finish_line(raw: bytes, full: int) -> None:
+            nonlocal total
+            total += 1
+            if start <= total < start + count:
+                text = raw.decode("utf-8", "replace")
+                if text.endswith("\r"):
+                    text, full = text[:-1], full - 1
+                lines.append((total, text, full))
+
+        async for chunk in b.read_stream(path):
+            if first:
+                first = False
+                head = chunk[:8192]
+                mime = _sniff_image(head)  # the bytes decide, not the extension
+                if mime is not None:
+                    return await self._image(path, st, mime)
+                if looks_binary(head):
+                    raise ToolExecutionError(
+                        f"{path} looks like a binary file ({st.size:,} bytes); Read shows text "
+                        f"files and png/jpeg/gif/webp images only.")
+            pos = 0
+            while True:
+                nl = chunk.find(b"\n", pos)
+                piece = chunk[pos:] if nl < 0 else chunk[pos:nl]
+                if len(pending) < keep:
+                    pending += piece[:keep - len(pending)]
+                pending_len += len(piece)
+                if nl < 0:
+                    break
+                finish_line(bytes(pending), pending_len)
+                pending, pending_len = bytearray(), 0
+                pos = nl + 1
+        if pending_len:
+            finish_line(bytes(pending), pending_len)
+        self.backend.file_read_state[path] = (st.mtime_ns, st.size)
+
+        if total == 0:
+            return ToolChunk.text(f"[{path} is empty.]", metadata={"file_path": path,
+                                                                   "total_lines": 0})
+        if start > total:
+            raise ToolExecutionError(f"offset {start} is past the end of {path}, which has "
+                                     f"{total} lines.")
+        out = []
+        for n, text, full in lines:
+            if len(text) > self.max_line_chars or full > len(text.encode()):
+                text = (text[:self.max_line_chars]
+                        + f"… [line cut: {full:,} bytes, showing {self.max_line_chars} chars]")
+            out.append(f"{n:6d}\t{text}")
+        last = lines[-1][0]
+        body = "\n".join(out)
+        if last < total:
+            body += (f"\n\n[Showing lines {start}-{last} of {total}. {total - last} more lines: "
+                     f"call Read with offset={last + 1} to continue.]")
+        return ToolChunk.text(body, metadata={"file_path": path, "total_lines": total,
+                                              "start_line": start, "end_line": last})
+
+    async def _image(self, path: str, st: Any, mime: str) -> ToolChunk:
+        if st.size > MAX_IMAGE_BYTES:
+            raise ToolExecutionError(f"{path} is an image of {st.size:,} bytes, more than the "
+                                     f"{MAX_IMAGE_BYTES:,} bytes Read returns.")
+        data = await self.backend.read_file(path)
+        self.backend.file_read_state[path] = (st.mtime_ns, st.size)
+        return ToolChunk([text_block(f"Image {path} ({mime}, {len(data):,} bytes):"),
+                          {"type": "image", "data": base64.b64encode(data).decode("ascii"),
+                           "mime_type": mime}],
+                         metadata={"file_path": path, "mime_type": mime})
