@@ -30,6 +30,11 @@ from .base import Tool, ToolResponse, ToolResultState, text_block
 if TYPE_CHECKING:
     from ..permission.types import PermissionContext, PermissionDecision
 
+try:
+    BaseExceptionGroup
+except NameError:  # Python 3.10: anyio depends on the backport
+    from exceptiongroup import BaseExceptionGroup
+
 __all__ = ["MCPServer", "MCPTool", "mcp_tool_name"]
 
 SERVER_NAME_RE = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")

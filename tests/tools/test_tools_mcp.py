@@ -76,6 +76,20 @@ async def test_tools_listed_with_server_schema_and_flags(shared):
     assert decision.behavior is PermissionBehavior.ASK and not decision.bypass_immune
 
 
+async def test_server_rule_covers_all_its_tools(shared):
+    from jupyter_agenttools.permission.rules import rule_matches
+    from jupyter_agenttools.permission.types import PermissionRule
+
+    toolkit, _ = shared
+    echo, ctx = toolkit.get_tool("mcp__fx__echo"), PermissionContext()
+    assert rule_matches(PermissionRule.parse("mcp__fx"), echo, {"text": "a"}, ctx)
+    assert rule_matches(PermissionRule.parse("mcp__fx__echo"), echo, {"text": "a"}, ctx)
+    assert not rule_matches(PermissionRule.parse("mcp__f"), echo, {"text": "a"}, ctx)
+    assert not rule_matches(PermissionRule.parse("mcp__fx__add"), echo, {"text": "a"}, ctx)
+    assert [s["name"] for s in toolkit.schemas()][0] == "reset_tools"
+    assert "mcp__fx__echo" in [s["name"] for s in toolkit.schemas()]
+
+
 async def test_round_trip_text(shared):
     toolkit, _ = shared
     response = await call(toolkit, "mcp__fx__echo", {"text": "héllo"})
