@@ -9,6 +9,7 @@ every tool: the tool name, a rule without specifier, and ``mcp__server`` rules.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..errors import RuleExampleError, RuleSyntaxError
@@ -39,7 +40,7 @@ def load_rule(entry: Any, behavior: PermissionBehavior | str, source: str | None
     if isinstance(entry, PermissionRule):
         return entry.with_(behavior=PermissionBehavior.parse(behavior), source=source)
     if isinstance(entry, str):
-        return PermissionRule.parse(entry, behavior, source)
+        return _parse_text(entry, PermissionBehavior.parse(behavior), source)
     if isinstance(entry, Mapping):
         unknown = set(entry) - _ENTRY_KEYS
         if unknown:
@@ -60,6 +61,12 @@ def load_rule(entry: Any, behavior: PermissionBehavior | str, source: str | None
         return PermissionRule.parse(entry["rule"], behavior, source, examples, counter)
     raise RuleSyntaxError(entry, f"expected a rule string or an object with 'rule', "
                                  f"got {type(entry).__name__}")
+
+
+@lru_cache(maxsize=8192)
+def _parse_text(text: str, behavior: PermissionBehavior, source: str | None) -> PermissionRule:
+    # settings files are re-read on every change: rules are immutable, parse each text once
+    return PermissionRule.parse(text, behavior, source)
 
 
 def is_mcp_server_rule(rule: PermissionRule) -> bool:

@@ -40,6 +40,7 @@ __all__ = [
 LAYERS = ("managed", "local", "project", "user")
 WRITABLE_LAYERS = ("local", "project", "user")
 RULE_KEYS = ("allow", "ask", "deny")
+_UNCHANGED = object()  # a change that needs no write
 _GITIGNORE = "# written by jupyter_agenttools: personal, not shared\nsettings.local.json\n" \
              "audit.jsonl\n*.lock\n"
 
@@ -277,7 +278,8 @@ class SettingsStore:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def _modify(self, layer: str, change: Callable[[dict[str, Any], Path], Any]) -> Any:
+    def _modify(self, layer: str, change: Callable[[dict[str, Any], LayerSettings], Any]
+                ) -> Any:
         path = self.path(layer)
         if layer not in WRITABLE_LAYERS:
             raise SettingsError(path, f"the {layer} layer is read-only")
@@ -287,16 +289,19 @@ class SettingsStore:
             ensure_agenttools_dir(path.parent)
         from filelock import FileLock
 
-        with FileLock(str(path) + ".lock"):
+        lock = FileLock(str(path) + ".lock")
+        with lock.acquire(poll_interval=0.002):  # the default 50 ms makes writers crawl
             data, text = _read_raw(path)
             base = self.user_dir if layer == "user" else self.project_root
-            _parse_layer(layer, path, data, text, base)  # never rewrite a file we can't parse
+            # never rewrite a file we can't parse
+            parsed = _parse_layer(layer, path, data, text, base)
             perms = data.setdefault("permissions", {})
             if perms is None:
                 perms = data["permissions"] = {}
-            result = change(perms, path)
-            _atomic_write(path, data)
-        return result
+            result = change(perms, parsed)
+            if result is not _UNCHANGED:
+                _atomic_write(path, data)
+        return None if result is _UNCHANGED else result
 
     def add_rule(self, layer: str, behavior: PermissionBehavior | str, entry: Any
                  ) -> PermissionRule:
@@ -314,17 +319,16 @@ class SettingsStore:
             stored = entry
         rule = load_rule(stored, behavior, str(self.path(layer)))
 
-        def change(perms: dict[str, Any], path: Path) -> PermissionRule:
-            entries = perms.setdefault(behavior.value, [])
+        def change(perms: dict[str, Any], parsed: LayerSettings) -> Any:
+            if any(r.behavior is behavior and r.text == rule.text for r in parsed.rules):
+                return _UNCHANGED
+            entries = perms.get(behavior.value)
             if entries is None:
                 entries = perms[behavior.value] = []
-            for existing in entries:
-                if load_rule(existing, behavior).text == rule.text:
-                    return rule
             entries.append(stored)
             return rule
 
-        return self._modify(layer, change)
+        return self._modify(layer, change) or rule
 
     def remove_rule(self, layer: str, behavior: PermissionBehavior | str,
                     rule_text: str | PermissionRule) -> bool:
@@ -333,21 +337,21 @@ class SettingsStore:
         text = rule_text.text if isinstance(rule_text, PermissionRule) \
             else PermissionRule.parse(rule_text).text
 
-        def change(perms: dict[str, Any], path: Path) -> bool:
+        def change(perms: dict[str, Any], parsed: LayerSettings) -> Any:
             entries = perms.get(behavior.value) or []
             kept = [e for e in entries if load_rule(e, behavior).text != text]
             if len(kept) == len(entries):
-                return False
+                return _UNCHANGED
             perms[behavior.value] = kept
             return True
 
-        return self._modify(layer, change)
+        return bool(self._modify(layer, change))
 
     def set_mode(self, layer: str, mode: PermissionMode | str | None) -> None:
         """Set (or, with None, clear) a layer's mode."""
         value = None if mode is None else PermissionMode.parse(mode).value
 
-        def change(perms: dict[str, Any], path: Path) -> None:
+        def change(perms: dict[str, Any], parsed: LayerSettings) -> None:
             if value is None:
                 perms.pop("mode", None)
             else:

@@ -1,0 +1,452 @@
+"""The ``agenttools`` command: ``check``, ``settings`` and ``audit``.
+
+Errors are one clear line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from typing import Any, Iterable, Iterator, TextIO
+
+from .errors import AgentToolsError
+from .permission.types import STEPS, PermissionDecision
+
+__all__ = ["main", "build_parser"]
+
+_MODES = ("default", "accept_edits", "explore", "bypass", "dont_ask")
+_LINE_KEYS = {"id", "tool", "input", "mode", "rules", "cwd", "working_directories"}
+_ERRORS = (AgentToolsError, ValueError, TypeError, OSError)
+
+
+class CLIError(Exception):
+    """A problem with the command line or its inputs: printed, exit status 2."""
+
+
+# --- check -----------------------------------------------------------------------------------
+
+
+def _check_one_input(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    if args.input is not None:
+        if args.command:
+            raise CLIError("give either --input JSON or -- COMMAND, not both")
+        try:
+            tool_input = json.loads(args.input)
+        except json.JSONDecodeError as exc:
+            raise CLIError(f"--input is not JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(tool_input, dict):
+            raise CLIError(f"--input must be a JSON object, got {type(tool_input).__name__}")
+        return args.tool or "Bash", tool_input
+    if not args.command:
+        raise CLIError("nothing to check: give -- COMMAND (for Bash) or --tool T --input JSON")
+    if args.tool not in (None, "Bash"):
+        raise CLIError(f"-- COMMAND is for Bash; for {args.tool} give --input JSON")
+    words = args.command
+    command = words[0] if len(words) == 1 else shlex.join(words)
+    return "Bash", {"command": command}
+
+
+def _rules_from_args(args: argparse.Namespace) -> dict[str, list[str]]:
+    return {"allow": list(args.allow or []), "ask": list(args.ask or []),
+            "deny": list(args.deny or [])}
+
+
+def _load_tool(spec: str) -> Any:
+    """A built-in tool name, or ``package.module:attr`` naming a Tool object or class."""
+    if ":" not in spec:
+        return spec
+    import importlib
+
+    module, _, attr = spec.partition(":")
+    try:
+        obj = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise CLIError(f"cannot load tool {spec!r}: {exc}") from None
+    return obj() if isinstance(obj, type) else obj
+
+
+def _merge_rules(*sources: dict[str, Any] | None) -> dict[str, list[Any]]:
+    merged: dict[str, list[Any]] = {"allow": [], "ask": [], "deny": []}
+    for rules in sources:
+        for key, entries in (rules or {}).items():
+            if key not in merged:
+                raise ValueError(f"unknown rule list {key!r}; expected allow, ask or deny")
+            if not isinstance(entries, list):
+                raise ValueError(f"rules {key!r} must be a list, got {type(entries).__name__}")
+            merged[key].extend(entries)
+    return merged
+
+
+def _prepare(tool: Any, *, mode: Any, rules: Any, cwd: Any, working_directories: Any,
+             project: str | None) -> tuple[Any, Any]:
+    from .permission.check import prepare
+
+    if isinstance(tool, str):
+        tool = _load_tool(tool)
+    engine, t = prepare(tool, mode=mode, rules=rules, cwd=cwd,
+                        working_directories=working_directories or ())
+    if project is not None:
+        from .permission.settings import SettingsStore
+
+        engine.settings = SettingsStore(project)
+    return engine, t
+
+
+def _print_human(tool_name: str, tool_input: dict[str, Any], mode: str,
+                 d: PermissionDecision, out: TextIO) -> None:
+    arg = tool_input.get("command") if tool_name == "Bash" else None
+    shown = arg if isinstance(arg, str) else json.dumps(tool_input, ensure_ascii=False)
+    step_no = STEPS.index(d.step) + 1 if d.step in STEPS else "?"
+    kind = " (safety: allow rules cannot silence it)" if d.is_safety_ask else ""
+    print(f"{tool_name}: {shown}", file=out)
+    print(f"mode: {mode}", file=out)
+    print(f"decision: {d.behavior.value.upper()}{kind} at step {step_no} ({d.step})", file=out)
+    if d.message:
+        print(f"message: {d.message}", file=out)
+    if d.reason and d.reason != d.message:
+        print(f"reason: {d.reason}", file=out)
+    if d.rule is not None:
+        print(f"rule: {d.rule.behavior.value} {d.rule.text}  (from {d.rule_source})", file=out)
+    print("trace:", file=out)
+    width = max(len(s) for s in STEPS)
+    for i, t in enumerate(d.trace, 1):
+        print(f"  {i} {t.step:<{width}}  {t.outcome:<13} {t.detail}".rstrip(), file=out)
+    if d.suggestions:
+        print("suggestions (allow rules that would allow this call):", file=out)
+        for r in d.suggestions:
+            print(f"  {r.text}", file=out)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    if args.jsonl is not None:
+        return _check_jsonl(args)
+    if args.bench is not None:
+        raise CLIError("--bench needs --jsonl FILE")
+    tool, tool_input = _check_one_input(args)
+    engine, t = _prepare(tool, mode=args.mode, rules=_rules_from_args(args), cwd=args.cwd,
+                         working_directories=args.working_dir, project=args.project)
+    d = engine.decide(t, tool_input)
+    if args.json:
+        out = {"tool": t.name, "input": tool_input, "mode": engine.mode.value, **d.to_dict()}
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        _print_human(t.name, tool_input, engine.mode.value, d, sys.stdout)
+    return 0
+
+
+def _read_lines(source: str) -> Iterator[str]:
+    if source == "-":
+        yield from sys.stdin
+        return
+    try:
+        with open(source, encoding="utf-8") as f:
+            yield from f
+    except OSError as exc:
+        raise CLIError(f"cannot read {source}: {exc.strerror or exc}") from None
+
+
+def _parse_line(raw: str) -> tuple[Any, dict[str, Any]]:
+    """The id (if any) and the validated object of one JSONL input line."""
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
+    line_id = obj.get("id")
+    unknown = set(obj) - _LINE_KEYS
+    if unknown:
+        raise _LineError(line_id, f"unknown key(s) {sorted(unknown)}; expected "
+                                  f"{sorted(_LINE_KEYS)}")
+    if not isinstance(obj.get("tool"), str):
+        raise _LineError(line_id, "'tool' must be a tool name such as \"Bash\"")
+    if not isinstance(obj.get("input"), dict):
+        raise _LineError(line_id, "'input' must be an object (the tool's arguments)")
+    rules = obj.get("rules")
+    if rules is not None and not isinstance(rules, dict):
+        raise _LineError(line_id, "'rules' must be an object {\"allow\": [], \"ask\": [], "
+                                  "\"deny\": []}")
+    if obj.get("cwd") is not None and not isinstance(obj["cwd"], str):
+        raise _LineError(line_id, "'cwd' must be a directory path")
+    wd = obj.get("working_directories", [])
+    if not isinstance(wd, list) or not all(isinstance(d, str) for d in wd):
+        raise _LineError(line_id, "'working_directories' must be a list of paths")
+    return line_id, obj
+
+
+class _LineError(ValueError):
+    def __init__(self, line_id: Any, message: str):
+        super().__init__(message)
+        self.line_id = line_id
+
+
+def _prepare_lines(args: argparse.Namespace) -> Iterable[tuple[Any, Any, Any, Any, str | None]]:
+    """(id, engine, tool, input, error) per non-blank input line, in order."""
+    for n, raw in enumerate(_read_lines(args.jsonl), 1):
+        if not raw.strip():
+            continue
+        line_id = None
+        try:
+            line_id, obj = _parse_line(raw)
+            engine, tool = _prepare(obj["tool"], mode=obj.get("mode") or args.mode,
+                                    rules=_merge_rules(obj.get("rules"),
+                                                       _rules_from_args(args)),
+                                    cwd=obj.get("cwd") or args.cwd,
+                                    working_directories=obj.get("working_directories")
+                                    or args.working_dir, project=args.project)
+        except _LineError as exc:
+            yield exc.line_id, None, None, None, f"line {n}: {exc}"
+        except Exception as exc:  # one bad line never stops the run
+            yield line_id, None, None, None, f"line {n}: {exc}"
+        else:
+            yield line_id, engine, tool, obj["input"], None
+
+
+def _check_jsonl(args: argparse.Namespace) -> int:
+    if args.bench is not None:
+        return _bench(args)
+    failed = False
+    out = sys.stdout
+    for line_id, engine, tool, tool_input, error in _prepare_lines(args):
+        if error is None:
+            try:
+                d = engine.decide(tool, tool_input)
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, _ERRORS) \
+                    else str(exc)
+        if error is not None:
+            failed = True
+            result: dict[str, Any] = {"id": line_id, "error": error}
+        else:
+            result = {"id": line_id, "behavior": d.behavior.value,
+                      "bypass_immune": d.bypass_immune, "step": d.step, "reason": d.reason,
+                      "rule": d.rule.text if d.rule is not None else None,
+                      "suggestions": [r.text for r in d.suggestions]}
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+    return 2 if failed else 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    if args.bench < 1:
+        raise CLIError(f"--bench expects a positive number of rounds, got {args.bench}")
+    cases, failed = [], 0
+    for line_id, engine, tool, tool_input, error in _prepare_lines(args):
+        if error is None:
+            try:
+                engine.decide(tool, tool_input)  # warm-up (imports, first parse of rules)
+            except Exception as exc:
+                error = str(exc)
+        if error is not None:
+            failed += 1
+            print(f"agenttools: skipped id={line_id!r}: {error}", file=sys.stderr)
+            continue
+        cases.append((engine.decide, tool, tool_input))
+    if not cases:
+        raise CLIError("no valid input line to benchmark")
+    samples: list[int] = []
+    clock = time.perf_counter_ns
+    start = clock()
+    for _ in range(args.bench):
+        for decide, tool, tool_input in cases:
+            t0 = clock()
+            decide(tool, tool_input)
+            samples.append(clock() - t0)
+    total = clock() - start
+    samples.sort()
+
+    def pct(p: float) -> float:
+        return round(samples[min(len(samples) - 1, int(p * len(samples)))] / 1000, 1)
+
+    print(json.dumps({"decisions": len(samples),
+                      "decisions_per_s": round(len(samples) / (total / 1e9), 1),
+                      "p50_us": pct(0.50), "p99_us": pct(0.99),
+                      "max_us": round(samples[-1] / 1000, 1)}))
+    return 2 if failed else 0
+
+
+# --- settings --------------------------------------------------------------------------------
+
+
+def _store(args: argparse.Namespace) -> Any:
+    from .permission.settings import SettingsStore
+
+    return SettingsStore(args.project or os.getcwd(), user_dir=args.user_dir,
+                         managed_path=args.managed)
+
+
+def _cmd_settings(args: argparse.Namespace) -> int:
+    store = _store(args)
+    action = args.action or "show"
+    if action == "show":
+        merged = store.load()
+        if args.json:
+            print(json.dumps(merged.to_dict(), ensure_ascii=False, indent=2))
+            return 0
+        print(f"mode: {merged.mode.value if merged.mode else 'default (not set)'}"
+              + (f"  (from {merged.mode_source})" if merged.mode_source else ""))
+        print("files:")
+        for layer, ls in merged.by_layer.items():
+            print(f"  {layer:<8} {ls.path}{'' if ls.exists else '  (missing)'}")
+        for behavior in ("deny", "ask", "allow"):
+            rules = [r for r in merged.rules if r.behavior.value == behavior]
+            print(f"{behavior}:" + ("" if rules else " (none)"))
+            for r in rules:
+                extra = f"  [{len(r.examples)} example(s), {len(r.counter_examples)} counter]" \
+                    if r.examples or r.counter_examples else ""
+                print(f"  {r.text:<40} {r.source}{extra}")
+        if merged.additional_directories:
+            print("additional directories:")
+            for d in merged.additional_directories:
+                print(f"  {d}")
+        return 0
+    if action == "add":
+        entry: Any = args.rule
+        if args.example or args.counter_example:
+            entry = {"rule": args.rule, "examples": list(args.example or []),
+                     "counter_examples": list(args.counter_example or [])}
+        from .permission.check import builtin_tool
+        from .permission.rules import load_rule, validate_examples
+
+        rule = load_rule(entry, args.behavior, str(store.path(args.layer)))
+        tool = builtin_tool(rule.tool) if (rule.examples or rule.counter_examples) else None
+        if tool is not None:
+            validate_examples(rule, tool)
+        elif rule.examples or rule.counter_examples:
+            print(f"agenttools: note: {rule.tool} is not a built-in tool; its examples are "
+                  f"checked when an engine that knows it loads the rule", file=sys.stderr)
+        store.add_rule(args.layer, args.behavior, entry)
+        print(f"added {args.behavior} {rule.text} to {store.path(args.layer)}")
+        return 0
+    if action == "remove":
+        if not store.remove_rule(args.layer, args.behavior, args.rule):
+            raise CLIError(f"no {args.behavior} rule {args.rule!r} in {store.path(args.layer)}")
+        print(f"removed {args.behavior} {args.rule} from {store.path(args.layer)}")
+        return 0
+    if action == "mode":
+        mode = None if args.mode in ("none", "unset") else args.mode
+        store.set_mode(args.layer, mode)
+        print(f"mode {'cleared' if mode is None else 'set to ' + mode} in "
+              f"{store.path(args.layer)}")
+        return 0
+    raise CLIError(f"unknown settings action {action!r}")  # pragma: no cover - argparse checks
+
+
+# --- audit -----------------------------------------------------------------------------------
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from .permission.audit import AuditLog
+
+    if args.file:
+        path = args.file
+    else:
+        path = os.path.join(args.project or os.getcwd(), ".agenttools", "audit.jsonl")
+    log = AuditLog(path)
+    entries = log.read(limit=args.limit, tool=args.tool, behavior=args.behavior,
+                       since=args.since, kind=args.kind, newest_first=not args.oldest_first)
+    for e in entries:
+        if args.json:
+            print(json.dumps(e, ensure_ascii=False))
+            continue
+        what = e.get("answer") if e.get("kind") == "answer" else e.get("behavior")
+        label = f"answer={what}" if e.get("kind") == "answer" else str(what).upper()
+        rule = e.get("rule") or e.get("rule_chosen")
+        extra = f"  step={e.get('step')}" + (f"  rule={rule}" if rule else "")
+        print(f"{e.get('time')}  {label:<14} {e.get('mode') or '-':<12} {e.get('tool')}: "
+              f"{e.get('input')}{extra}")
+    if log.skipped:
+        print(f"agenttools: {log.skipped} corrupt line(s) skipped in {path}", file=sys.stderr)
+    return 0
+
+
+# --- parser ----------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="agenttools",
+                                description="Inspect and configure the agenttools permission "
+                                            "engine.")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{check,settings,audit}")
+
+    c = sub.add_parser("check", help="decide a tool call and show why",
+                       description="Decide one call (a Bash command after --, or --tool/--input)"
+                                   " or every line of a JSONL file. One argument after -- is a "
+                                   "shell command line; several are an argv (quoted for you).")
+    c.add_argument("--mode", default="default", choices=_MODES)
+    c.add_argument("--allow", action="append", metavar="RULE")
+    c.add_argument("--ask", action="append", metavar="RULE")
+    c.add_argument("--deny", action="append", metavar="RULE")
+    c.add_argument("--cwd", metavar="DIR", help="where relative paths resolve")
+    c.add_argument("--working-dir", action="append", metavar="DIR",
+                   help="an extra working directory (repeatable)")
+    c.add_argument("--project", metavar="DIR",
+                   help="also apply that project's settings layers")
+    c.add_argument("--tool", help="a built-in tool name (default Bash) or module:attr")
+    c.add_argument("--input", metavar="JSON", help="the tool input as a JSON object")
+    c.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    c.add_argument("--jsonl", metavar="FILE", help="one input per line; - for stdin")
+    c.add_argument("--bench", type=int, metavar="N",
+                   help="with --jsonl: time every line N times, print the figures")
+    c.add_argument("command", nargs="*", help="the Bash command (after --)")
+    c.set_defaults(func=_cmd_check)
+
+    s = sub.add_parser("settings", help="show or change the layered settings")
+    s.add_argument("--project", metavar="DIR", help="project root (default: current directory)")
+    s.add_argument("--user-dir", metavar="DIR", help="user settings folder")
+    s.add_argument("--managed", metavar="FILE", help="managed settings file")
+    s.add_argument("--json", action="store_true")
+    ssub = s.add_subparsers(dest="action", metavar="{show,add,remove,mode}")
+    ssub.add_parser("show", help="merged settings, each rule with its file")
+    for name in ("add", "remove"):
+        a = ssub.add_parser(name, help=f"{name} a rule in a layer")
+        a.add_argument("--layer", required=True, choices=("local", "project", "user"))
+        a.add_argument("--behavior", required=True, choices=("allow", "ask", "deny"))
+        a.add_argument("rule", help='e.g. "Bash(git status:*)"')
+        if name == "add":
+            a.add_argument("--example", action="append", metavar="INPUT",
+                           help="an input the rule must match (repeatable)")
+            a.add_argument("--counter-example", action="append", metavar="INPUT",
+                           help="an input the rule must not match (repeatable)")
+    m = ssub.add_parser("mode", help="set a layer's mode (none clears it)")
+    m.add_argument("--layer", required=True, choices=("local", "project", "user"))
+    m.add_argument("mode", choices=(*_MODES, "none"))
+    s.set_defaults(func=_cmd_settings)
+
+    a = sub.add_parser("audit", help="show the audit log, newest first")
+    a.add_argument("--project", metavar="DIR", help="project root (default: current directory)")
+    a.add_argument("--file", metavar="FILE", help="an audit.jsonl file")
+    a.add_argument("--tool")
+    a.add_argument("--behavior", choices=("allow", "ask", "deny"))
+    a.add_argument("--kind", choices=("decision", "answer"))
+    a.add_argument("--since", metavar="TIME", help="ISO 8601, e.g. 2026-01-31T12:00:00Z")
+    a.add_argument("--limit", type=int, default=20, metavar="N")
+    a.add_argument("--oldest-first", action="store_true")
+    a.add_argument("--json", action="store_true", help="JSON lines")
+    a.set_defaults(func=_cmd_audit)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CLIError as exc:
+        print(f"agenttools: error: {exc}", file=sys.stderr)
+    except BrokenPipeError:  # `agenttools audit | head`
+        return 0
+    except _ERRORS as exc:
+        print(f"agenttools: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("agenttools: interrupted", file=sys.stderr)
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
