@@ -347,27 +347,23 @@ class FunctionTool(Tool):
         return schema
 
     def _bind(self, tool_input: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """Positional-only parameters go by position, the rest by keyword; unknown keys are
+        passed on so that Python's own TypeError explains them."""
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
         params = self._signature.parameters
+        positional = [p for p in params.values() if p.kind is p.POSITIONAL_ONLY]
+        for param in positional:
+            if param.name not in tool_input:
+                break  # the rest of the positional-only ones take their defaults
+            args.append(_coerce(tool_input[param.name], self._hints.get(param.name, Any)))
         for key, value in tool_input.items():
             param = params.get(key)
-            if param is None or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                kwargs[key] = value  # unknown keys: let Python's own TypeError explain
+            if param is not None and param.kind is param.POSITIONAL_ONLY:
                 continue
-            value = _coerce(value, self._hints.get(key, Any))
-            if param.kind is param.POSITIONAL_ONLY:
-                continue
+            if param is not None and param.kind is not param.VAR_KEYWORD:
+                value = _coerce(value, self._hints.get(key, Any))
             kwargs[key] = value
-        for pname, param in params.items():
-            if param.kind is not param.POSITIONAL_ONLY:
-                break
-            if pname in tool_input:
-                args.append(_coerce(tool_input[pname], self._hints.get(pname, Any)))
-            elif param.default is param.empty:
-                raise TypeError(f"{self.name}() missing required argument {pname!r}")
-            else:
-                break
         return args, kwargs
 
     def call(self, **tool_input: Any) -> Any:
@@ -422,9 +418,14 @@ async def _normalize_agen(agen: Any) -> Any:
 
 
 def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    import functools
+
     target = func
-    if not (inspect.isfunction(func) or inspect.ismethod(func)) and hasattr(func, "__call__"):
-        target = func.__call__  # type: ignore[operator]
+    while isinstance(target, functools.partial):
+        target = target.func
+    if not (inspect.isfunction(target) or inspect.ismethod(target)) and hasattr(
+            target, "__call__"):
+        target = target.__call__  # type: ignore[operator]
     try:
         return typing.get_type_hints(target, include_extras=True)
     except Exception as exc:  # NameError for an unresolvable forward reference

@@ -111,6 +111,7 @@ class MCPServer:
         self._tools: list[MCPTool] | None = None
         self._list_lock: asyncio.Lock | None = None
         self._errlog_path: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         where = self.url or " ".join([self.command or "", *self.args])
@@ -131,6 +132,7 @@ class MCPServer:
         if self._runner is not None:
             await self.close()
         self._lost = None
+        self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         self._list_lock = asyncio.Lock()
         if self.command is not None:
@@ -257,6 +259,9 @@ class MCPServer:
     async def _request(self, make: Any, what: str, timeout: float) -> Any:
         session = self._session
         runner = self._runner
+        if self._loop is not None and asyncio.get_running_loop() is not self._loop:
+            raise MCPCallError(f"MCP server {self.name!r} was connected in another event loop; "
+                               f"connect it again in this one")
         if session is None or runner is None or runner.done() or self._lost:
             why = f": {self._lost}" if self._lost else ""
             raise MCPCallError(f"MCP server {self.name!r} is not connected{why}{self._tail()}")

@@ -3,7 +3,7 @@
     python mcp_server_fixture.py                 # stdio
     python mcp_server_fixture.py --http PORT     # streamable HTTP on 127.0.0.1:PORT/mcp
 
-Tools: echo (read-only), add, fail (an error result), picture (an image), document (an
+Tools: echo (read-only), add, header (an HTTP request header), fail (an error result), picture (an image), document (an
 embedded resource), list_count (how many tools/list requests this process served), slow, die
 (the process exits in the middle of the call).
 """
@@ -18,10 +18,10 @@ import sys
 import mcp.types as types
 
 try:  # mcp >= 2
-    from mcp.server.mcpserver import MCPServer as FastMCP
+    from mcp.server.mcpserver import Context, MCPServer as FastMCP
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.fastmcp import Context, FastMCP
     from mcp.server.fastmcp.exceptions import ToolError
 
 PIXEL = base64.b64decode(
@@ -77,6 +77,15 @@ def document() -> types.EmbeddedResource:
 def weird() -> str:
     """A tool whose name has a character tool names may not have."""
     return "weird"
+
+
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header ('' over stdio)."""
+    headers = getattr(ctx, "headers", None)
+    if headers is None:
+        headers = getattr(getattr(ctx.request_context, "request", None), "headers", None)
+    return (headers or {}).get(name.lower(), "")
 
 
 @server.tool()

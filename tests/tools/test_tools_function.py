@@ -317,6 +317,19 @@ def test_arguments_converted_to_annotated_types():
     assert seen["where"] == Path("/tmp")
 
 
+def test_partial_keeps_hints_and_bound_defaults():
+    import functools
+
+    def scale(value: float, factor: float) -> float:
+        return value * factor
+
+    tool = FunctionTool(functools.partial(scale, factor=3.0), name="triple")
+    assert tool.input_schema["properties"] == {
+        "value": {"type": "number"}, "factor": {"type": "number", "default": 3.0}}
+    assert tool.input_schema["required"] == ["value"]
+    assert tool.call(value=2).content[0]["text"] == "6.0"
+
+
 def test_positional_only_parameters():
     def f(a: int, /, b: int = 1) -> int:
         return a * 10 + b

@@ -276,6 +276,8 @@ async def test_streamable_http_round_trip(http_server_url):
         assert echo.is_read_only({})
         assert (await call(toolkit, "mcp__web__echo", {"text": "over http"})).text == \
             "over http"
+        sent = await call(toolkit, "mcp__web__header", {"name": "X-Agenttools-Test"})
+        assert sent.text == "1"  # the configured headers reach the server
         failed = await call(toolkit, "mcp__web__fail", {"message": "nope"})
         assert failed.state is S.ERROR and "nope" in failed.text
     finally:
