@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import itertools
 import json
 import os
@@ -135,7 +136,13 @@ class Agent:
         if self.current_run is not None:
             raise UsageError("the agent is still busy with the previous prompt: answer its "
                              "questions, await run.wait_done() or call run.cancel() first")
-        run = AgentRun(prompt, engine=self.engine)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise UsageError("an agent run needs a running asyncio event loop: use "
+                             "`await agent.run(prompt)` in a notebook cell or inside "
+                             "asyncio.run(...)") from None
+        run = AgentRun(prompt, engine=self.engine, loop=loop)
         self.runs.append(run)
         run._task = asyncio.ensure_future(self._drive(run))
         return run
@@ -302,6 +309,10 @@ class Agent:
 
     def _park(self, run: AgentRun, call: ToolCall, tool: Any, decision: Any,
               kept: list[Any] | None) -> None:
+        if decision.behavior is PermissionBehavior.PASSTHROUGH:  # nobody decided: a question
+            decision = dataclasses.replace(
+                decision, behavior=PermissionBehavior.ASK,
+                message=decision.message or "no rule or check decided this call")
         safety = bool(decision.bypass_immune)
         if kept is not None and not safety:
             if matches_kept_rule(tool, call.input or {}, kept, self.engine.context):
