@@ -1,0 +1,722 @@
+"""Parse a shell command once with tree-sitter-bash and describe what it would run.
+
+``analyze(command)`` never raises. It returns a :class:`ShellAnalysis`:
+
+- ``commands``: every simple command, in source order, *including* those inside
+  ``$( )``, ``<( )``, subshells, loops, functions and conditions, each as an argv of
+  :class:`Word` (unquoted the way bash would), its ``VAR=value`` prefixes and redirections;
+- ``reasons``: why the command is not provably simple (substitutions, control flow, …);
+- ``unanalyzable``: parse errors, control/bidi characters, oversize or non-text input —
+  the policy turns these into a safety ASK;
+- ``opaque``: constructs no allow rule may approve (a ``$VAR`` command name, arithmetic on
+  variables that can run code through array subscripts, ``${x@P}``).
+
+The tree is walked iteratively (no Python recursion), so 10,000-deep nesting is fine.
+Node kinds are allow-listed: a kind not known to be simple becomes a reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Language, Parser
+import tree_sitter_bash
+
+__all__ = [
+    "Word", "Redirect", "Heredoc", "SimpleCommand", "ShellAnalysis", "analyze",
+    "MAX_COMMAND_CHARS", "IN_SUBSTITUTION", "IN_SUBSHELL", "IN_LOOP", "IN_FUNCTION",
+    "IN_CONDITION",
+]
+
+_LANGUAGE = Language(tree_sitter_bash.language())
+_PARSER = Parser(_LANGUAGE)
+
+# Above this size we don't parse at all: nobody reviews a 100 KB one-liner.
+MAX_COMMAND_CHARS = 100_000
+
+# Where a simple command sits (bit flags on SimpleCommand.nesting).
+IN_SUBSTITUTION = 1   # inside $( ), ` `, <( ), >( )
+IN_SUBSHELL = 2       # ( … ) or { …; }
+IN_LOOP = 4           # for / while / until body or header
+IN_FUNCTION = 8       # function body (runs whenever called)
+IN_CONDITION = 16     # if / case / [[ ]]
+
+# C0/C1 controls except \t and \n, plus zero-width and bidi controls: they hide what runs.
+_BAD_CHARS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]"
+)
+_NAMES = {
+    "\x00": "NUL", "\r": "carriage return", "\x1b": "escape", "\u200b": "zero-width space",
+    "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner", "\u200e": "LTR mark",
+    "\u200f": "RTL mark", "\u202e": "RTL override", "\u202d": "LTR override", "\ufeff": "BOM",
+    "\u2066": "LTR isolate", "\u2067": "RTL isolate", "\u2068": "first strong isolate",
+    "\u2069": "pop directional isolate",
+}
+
+# Kinds that are part of a provably simple command; containers we descend into freely.
+_SIMPLE_KINDS = frozenset({
+    "program", "list", "pipeline", "redirected_statement", "negated_command", "comment",
+})
+# Kinds that make a command not provably simple (the value is the reason text).
+_REASON_KINDS = {
+    "subshell": "subshell ( … )",
+    "compound_statement": "command group { …; }",
+    "if_statement": "if statement",
+    "elif_clause": "if statement",
+    "else_clause": "if statement",
+    "while_statement": "while/until loop",
+    "for_statement": "for loop",
+    "c_style_for_statement": "for (( )) loop",
+    "do_group": "loop body",
+    "case_statement": "case statement",
+    "case_item": "case statement",
+    "function_definition": "function definition",
+    "test_command": "[[ … ]] test",
+    "arithmetic_expansion": "arithmetic $(( ))",
+    "command_substitution": "command substitution $( )",
+    "process_substitution": "process substitution <( )",
+}
+_FLAG_OF = {
+    "command_substitution": IN_SUBSTITUTION, "process_substitution": IN_SUBSTITUTION,
+    "subshell": IN_SUBSHELL, "compound_statement": IN_SUBSHELL,
+    "while_statement": IN_LOOP, "for_statement": IN_LOOP, "c_style_for_statement": IN_LOOP,
+    "function_definition": IN_FUNCTION,
+    "if_statement": IN_CONDITION, "case_statement": IN_CONDITION, "test_command": IN_CONDITION,
+}
+_REDIRECT_KINDS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_SUBST_KINDS = frozenset({"command_substitution", "process_substitution"})
+_GLOB_CHARS = frozenset("*?[")
+# `"$HOME"` and `${HOME}` at the start of a word are resolved to `~` so path checks see them.
+_HOME_VARS = frozenset({"HOME"})
+
+
+@dataclass(slots=True)
+class Word:
+    """One shell word. ``value`` is its unquoted static value, or None when it depends on
+    the environment or on another command. A glob keeps its pattern in ``value`` and sets
+    ``glob``; ``vars`` names the variables it expands; ``dynamic`` marks substitutions,
+    arithmetic, brace expansion or parameter operators (never static)."""
+
+    text: str
+    value: str | None
+    glob: bool = False
+    vars: tuple[str, ...] = ()
+    dynamic: bool = False
+    quoted: bool = False
+    ansi_c: bool = False
+
+    @property
+    def static(self) -> bool:
+        return self.value is not None and not self.glob
+
+    def __repr__(self) -> str:
+        return f"Word({self.text!r})"
+
+
+@dataclass(slots=True)
+class Redirect:
+    """``op`` is the operator (``>``, ``>>``, ``&>``, ``>|``, ``<``, ``>&``, ``<<<`` …)."""
+
+    op: str
+    target: Word | None
+    fd: str | None = None
+
+    @property
+    def is_output(self) -> bool:
+        return ">" in self.op
+
+    @property
+    def is_input(self) -> bool:
+        return self.op in ("<", "<&")
+
+
+@dataclass(slots=True)
+class Heredoc:
+    delimiter: str
+    quoted: bool
+    expands: bool  # unquoted body containing $…, `…` or \
+
+
+@dataclass(slots=True)
+class SimpleCommand:
+    """A simple command: ``assignments`` (``VAR=value`` prefixes), ``argv``, ``redirects``
+    (its own plus those of enclosing redirected groups). ``nesting`` has IN_* flags,
+    ``parent`` is the index of the command whose words contain this one (substitutions),
+    ``pipeline`` is (pipeline id, position) for direct pipeline members."""
+
+    argv: list[Word]
+    assignments: list[tuple[str, Word]] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    nesting: int = 0
+    parent: int | None = None
+    pipeline: tuple[int, int] | None = None
+    text: str = ""
+    kind: str = "command"  # or "declaration" (export/local/…), "assignment", "unset"
+
+    @property
+    def name(self) -> Word | None:
+        return self.argv[0] if self.argv else None
+
+    def values(self) -> list[str | None]:
+        return [w.value if not w.glob else None for w in self.argv]
+
+
+@dataclass(slots=True)
+class ShellAnalysis:
+    command: str
+    commands: list[SimpleCommand] = field(default_factory=list)
+    heredocs: list[Heredoc] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    unanalyzable: bool = False
+    opaque: bool = False
+    background: bool = False
+    multiline: bool = False
+
+    @property
+    def simple(self) -> bool:
+        """No reasons and analyzable: every sub-command is a plain top-level command."""
+        return not self.reasons and not self.unanalyzable
+
+    def _reason(self, text: str) -> None:
+        if text not in self.reasons:
+            self.reasons.append(text)
+
+
+def _fail(command: str, reason: str) -> ShellAnalysis:
+    return ShellAnalysis(command=command, reasons=[reason], unanalyzable=True, opaque=True)
+
+
+def _check_text(command: object) -> str | None:
+    if not isinstance(command, str):
+        return f"the command is not text (got {type(command).__name__})"
+    if not command.strip():
+        return "the command is empty"
+    if len(command) > MAX_COMMAND_CHARS:
+        return f"the command is too long to review ({len(command):,} characters)"
+    try:
+        command.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the command contains invalid characters (lone surrogates)"
+    m = _BAD_CHARS.search(command)
+    if m:
+        ch = m.group(0)
+        name = _NAMES.get(ch, f"U+{ord(ch):04X}")
+        return f"the command contains a hidden or control character ({name}) at offset {m.start()}"
+    return None
+
+
+def analyze(command: object) -> ShellAnalysis:
+    """Parse ``command`` once and extract its sub-commands; never raises."""
+    problem = _check_text(command)
+    if problem:
+        return _fail(command if isinstance(command, str) else repr(command)[:200], problem)
+    assert isinstance(command, str)
+    try:
+        return _Walker(command).run()
+    except Exception as exc:  # a defect in the walker must not become an allow
+        return _fail(command, f"the command could not be analyzed ({type(exc).__name__})")
+
+
+class _Walker:
+    __slots__ = ("src", "data", "out", "pipelines")
+
+    def __init__(self, command: str) -> None:
+        self.src = command
+        self.data = command.encode("utf-8")
+        self.out = ShellAnalysis(command=command, multiline="\n" in command.strip())
+        self.pipelines = 0
+
+    def text(self, node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def run(self) -> ShellAnalysis:
+        tree = _PARSER.parse(self.data)
+        root = tree.root_node
+        out = self.out
+        if root.has_error:
+            out.unanalyzable = True
+            out.opaque = True
+            out._reason(self._error_reason(root))
+        # stack items: (node, nesting flags, parent command index, inherited redirects, pipe)
+        stack = [(root, 0, None, (), None)]
+        while stack:
+            node, nest, parent, redirs, pipe = stack.pop()
+            kind = node.type
+            if kind == "command":
+                self._command(node, nest, parent, redirs, pipe, stack)
+            elif kind in ("redirected_statement",):
+                self._redirected(node, nest, parent, redirs, pipe, stack)
+            elif kind == "pipeline":
+                pid = self.pipelines
+                self.pipelines += 1
+                pos = 0
+                items = []
+                for child in node.children:
+                    if child.is_named:
+                        items.append((child, nest, parent, redirs, (pid, pos)))
+                        pos += 1
+                stack.extend(reversed(items))
+            elif kind in ("declaration_command", "unset_command"):
+                self._declaration(node, nest, parent, redirs, stack)
+            elif kind in ("variable_assignment", "variable_assignments"):
+                self._assignment_statement(node, nest, parent, redirs, stack)
+            elif kind in _SIMPLE_KINDS:
+                self._push_children(node, nest, parent, redirs, stack)
+            elif kind == "&":
+                out.background = True
+            elif not node.is_named:
+                continue
+            elif kind in _REASON_KINDS or kind in _FLAG_OF:
+                if kind in _REASON_KINDS:
+                    out._reason(_REASON_KINDS[kind])
+                if kind in ("arithmetic_expansion", "c_style_for_statement") and _has_var(node):
+                    out.opaque = True
+                    out._reason("arithmetic on variables (array subscripts can run commands)")
+                self._push_children(node, nest | _FLAG_OF.get(kind, 0), parent, redirs, stack)
+            elif kind in ("heredoc_body", "heredoc_start", "heredoc_end", "heredoc_content",
+                          "string_content", "raw_string", "word", "number", "variable_name",
+                          "special_variable_name", "file_descriptor", "test_operator"):
+                continue
+            elif kind == "ERROR":
+                self._push_children(node, nest, parent, redirs, stack)
+            elif kind in ("simple_expansion", "expansion", "string", "concatenation",
+                          "array", "brace_expression", "ansi_c_string", "translated_string",
+                          "binary_expression", "unary_expression", "ternary_expression",
+                          "parenthesized_expression", "postfix_expression", "subscript",
+                          "regex", "extglob_pattern", "case_item", "else_clause"):
+                # Words outside a simple command (loop lists, tests, case subjects): only
+                # substitutions inside them matter.
+                if kind == "expansion":
+                    self._expansion_ops(node)
+                self._push_children(node, nest, parent, redirs, stack)
+            else:
+                out._reason(f"unsupported shell syntax ({kind})")
+                self._push_children(node, nest, parent, redirs, stack)
+        return out
+
+    def _error_reason(self, root) -> str:
+        # Find the first ERROR / MISSING node iteratively for a useful message.
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.is_missing:
+                return f"the command has a syntax error (missing {n.type!r} at offset {n.start_byte})"
+            if n.is_error:
+                snippet = self.text(n)[:30]
+                return f"the command has a syntax error near {snippet!r} (offset {n.start_byte})"
+            if n.has_error:
+                stack.extend(reversed(n.children))
+        return "the command has a syntax error"
+
+    @staticmethod
+    def _push_children(node, nest, parent, redirs, stack) -> None:
+        children = node.children
+        for i in range(len(children) - 1, -1, -1):
+            stack.append((children[i], nest, parent, redirs, None))
+
+    # -- statements -----------------------------------------------------------------
+    def _redirected(self, node, nest, parent, redirs, pipe, stack) -> None:
+        own: list[Redirect] = []
+        body = None
+        nested: list = []
+        for child in node.children:
+            if child.type in _REDIRECT_KINDS:
+                r = self._redirect(child, nested)
+                if r is not None:
+                    own.append(r)
+            elif child.is_named and body is None:
+                body = child
+            elif child.is_named:
+                nested.append(child)
+        if body is not None:
+            stack.append((body, nest, parent, redirs + tuple(own), pipe))
+        idx = len(self.out.commands)  # substitutions in redirect targets belong to the body
+        for n in nested:
+            stack.append((n, nest | IN_SUBSTITUTION, parent if parent is not None else idx,
+                          (), None))
+
+    def _command(self, node, nest, parent, redirs, pipe, stack) -> None:
+        idx = len(self.out.commands)
+        cmd = SimpleCommand(argv=[], redirects=list(redirs), nesting=nest, parent=parent,
+                            pipeline=pipe, text=self.text(node))
+        self.out.commands.append(cmd)
+        nested: list = []
+        for child in node.children:
+            kind = child.type
+            if kind == "command_name":
+                inner = child.children[0] if child.child_count else child
+                w = self._word(inner, nested)
+                cmd.argv.append(w)
+                if w.value is None or w.glob:
+                    self.out.opaque = True
+                    self.out._reason("the command name is not static "
+                                     f"({w.text[:40]!r} is decided at run time)")
+                elif w.ansi_c:
+                    self.out._reason("ANSI-C quoted command name $'…'")
+                elif "{" in w.text and w.dynamic:
+                    self.out._reason("brace expansion in the command name")
+            elif kind == "variable_assignment":
+                cmd.assignments.append(self._assign(child, nested))
+            elif kind in _REDIRECT_KINDS:
+                r = self._redirect(child, nested)
+                if r is not None:
+                    cmd.redirects.append(r)
+            elif child.is_named and kind != "comment":
+                cmd.argv.append(self._word(child, nested))
+        sub = nest | IN_SUBSTITUTION
+        for n in reversed(nested):
+            stack.append((n, sub, idx, (), None))
+
+    def _declaration(self, node, nest, parent, redirs, stack) -> None:
+        idx = len(self.out.commands)
+        cmd = SimpleCommand(argv=[], redirects=list(redirs), nesting=nest, parent=parent,
+                            text=self.text(node),
+                            kind="unset" if node.type == "unset_command" else "declaration")
+        self.out.commands.append(cmd)
+        nested: list = []
+        for child in node.children:
+            if not child.is_named:
+                t = self.text(child)
+                if t.strip():
+                    cmd.argv.append(Word(t, t))
+            elif child.type == "variable_assignment":
+                name, w = self._assign(child, nested)
+                cmd.assignments.append((name, w))
+                v = None if w.value is None else f"{name}={w.value}"
+                cmd.argv.append(Word(self.text(child), v, dynamic=w.dynamic, vars=w.vars))
+            elif child.type in ("variable_name", "word"):
+                t = self.text(child)
+                cmd.argv.append(Word(t, t))
+            else:
+                cmd.argv.append(self._word(child, nested))
+        for n in reversed(nested):
+            stack.append((n, nest | IN_SUBSTITUTION, idx, (), None))
+
+    def _assignment_statement(self, node, nest, parent, redirs, stack) -> None:
+        idx = len(self.out.commands)
+        cmd = SimpleCommand(argv=[], redirects=list(redirs), nesting=nest, parent=parent,
+                            text=self.text(node), kind="assignment")
+        self.out.commands.append(cmd)
+        nested: list = []
+        items = [node] if node.type == "variable_assignment" else node.named_children
+        for child in items:
+            if child.type == "variable_assignment":
+                cmd.assignments.append(self._assign(child, nested))
+        for n in reversed(nested):
+            stack.append((n, nest | IN_SUBSTITUTION, idx, (), None))
+
+    def _assign(self, node, nested: list) -> tuple[str, Word]:
+        name = ""
+        value: Word | None = None
+        for child in node.children:
+            if child.type in ("variable_name", "subscript") and not name:
+                name = self.text(child)
+                if child.type == "subscript":
+                    self.out.opaque = True  # a[$(cmd)]=x runs cmd
+                    nested.append(child)
+            elif child.is_named:
+                value = self._word(child, nested)
+        if value is None:
+            value = Word("", "")
+        return name, value
+
+    def _redirect(self, node, nested: list) -> Redirect | None:
+        kind = node.type
+        if kind == "heredoc_redirect":
+            return self._heredoc(node, nested)
+        op = ""
+        fd = None
+        target = None
+        for child in node.children:
+            t = child.type
+            if not child.is_named:
+                if t not in ('"', "'"):
+                    op += self.text(child)
+            elif t == "file_descriptor":
+                fd = self.text(child)
+            elif target is None:
+                target = self._word(child, nested)
+            else:  # extra words after the target, e.g. `> a b` is not valid here anyway
+                nested.append(child)
+        if kind == "herestring_redirect":
+            op = "<<<"
+        return Redirect(op=op or ">", target=target, fd=fd)
+
+    def _heredoc(self, node, nested: list) -> Redirect:
+        delim = ""
+        quoted = False
+        expands = False
+        op = "<<"
+        for child in node.children:
+            t = child.type
+            if t == "heredoc_start":
+                raw = self.text(child)
+                quoted = any(c in raw for c in "'\"\\")
+                delim = raw.replace("'", "").replace('"', "").replace("\\", "")
+            elif t == "heredoc_body":
+                for part in child.children:
+                    if part.type in ("simple_expansion", "expansion", "command_substitution",
+                                     "arithmetic_expansion"):
+                        expands = True
+                        nested.append(part)
+                if not quoted and ("\\" in self.text(child) or "`" in self.text(child)):
+                    expands = True
+            elif not child.is_named and t.startswith("<<"):
+                op = t
+        self.out.heredocs.append(Heredoc(delimiter=delim, quoted=quoted, expands=expands))
+        if expands and not quoted:
+            self.out._reason("here-document with an unquoted delimiter expands $… and `…`")
+        return Redirect(op=op, target=None)
+
+    def _expansion_ops(self, node) -> bool:
+        """Record parameter-expansion operators that assign or evaluate; True if plain."""
+        ops = [self.text(c) for c in node.children if not c.is_named]
+        ops = [o for o in ops if o not in ("${", "}")]
+        if not ops:
+            return True
+        if "@" in ops or any(o.startswith("@") for o in ops):
+            if "P" in self.text(node).rsplit("@", 1)[-1]:
+                self.out.opaque = True
+                self.out._reason("${…@P} prompt expansion can run commands")
+        if any(o in (":=", "=") for o in ops):
+            self.out._reason("parameter expansion that assigns ${x:=…}")
+        if any(c.type == "subscript" for c in node.children):
+            self.out.opaque = True
+        return False
+
+    # -- words ------------------------------------------------------------------------
+    def _word(self, node, nested: list) -> Word:
+        """Unquote one argument node. Substitution nodes found inside are appended to
+        ``nested`` (walked later by the main loop), never recursed into here."""
+        kind = node.type
+        text = self.text(node)
+        if kind == "word":
+            value, glob = _unescape_word(text)
+            return Word(text, value, glob=glob)
+        if kind == "number":
+            return Word(text, text)
+        if kind == "raw_string":
+            return Word(text, text[1:-1], quoted=True)
+        if kind == "ansi_c_string":
+            return Word(text, _ansi_c(text[2:-1]), quoted=True, ansi_c=True)
+        parts: list[str] = []
+        w = Word(text, None)
+        pieces = [node] if kind != "concatenation" else node.children
+        first = True
+        ok = True
+        glob = False
+        variables: list[str] = []
+        for piece in pieces:
+            pk = piece.type
+            ptext = self.text(piece)
+            if pk == "word":
+                v, g = _unescape_word(ptext)
+                parts.append(v)
+                glob = glob or g
+                if ptext in ("{", "}") or ("{" in ptext and "," in ptext):
+                    pass
+            elif pk == "number":
+                parts.append(ptext)
+            elif pk == "raw_string":
+                parts.append(ptext[1:-1])
+                w.quoted = True
+            elif pk == "ansi_c_string":
+                parts.append(_ansi_c(ptext[2:-1]))
+                w.quoted = True
+                w.ansi_c = True
+            elif pk in ("string", "translated_string"):
+                w.quoted = True
+                if pk == "translated_string":
+                    self.out._reason('locale-translated string $"…"')
+                for sp in piece.children:
+                    st = sp.type
+                    if st == "string_content":
+                        parts.append(_unescape_dquote(self.text(sp)))
+                    elif st in ('"', "$"):
+                        continue
+                    elif st == "simple_expansion" or st == "expansion":
+                        name = _var_name(sp, self)
+                        plain = st == "simple_expansion" or self._expansion_ops(sp)
+                        if plain and name in _HOME_VARS and first and not parts:
+                            parts.append("~")
+                            variables.append(name)
+                        else:
+                            ok = False
+                            variables.append(name or "?")
+                            if not plain:
+                                w.dynamic = True
+                            self._collect(sp, nested)
+                    else:
+                        ok = False
+                        w.dynamic = True
+                        self._collect(sp, nested)
+            elif pk in ("simple_expansion", "expansion"):
+                name = _var_name(piece, self)
+                plain = pk == "simple_expansion" or self._expansion_ops(piece)
+                if plain and name in _HOME_VARS and first:
+                    parts.append("~")
+                    variables.append(name)
+                else:
+                    ok = False
+                    variables.append(name or "?")
+                    if not plain:
+                        w.dynamic = True
+                    self._collect(piece, nested)
+            elif pk == "brace_expression":
+                ok = False
+                w.dynamic = True
+            elif not piece.is_named:
+                parts.append(ptext)
+            else:
+                ok = False
+                w.dynamic = True
+                self._collect(piece, nested)
+            first = False
+        if kind == "concatenation" and _has_brace_expansion(node, self):
+            ok = False
+            w.dynamic = True
+        w.vars = tuple(variables)
+        w.glob = glob
+        if ok:
+            w.value = "".join(parts)
+        return w
+
+    def _collect(self, node, nested: list) -> None:
+        """Queue the substitutions / expansions under ``node`` for the main walk."""
+        kind = node.type
+        if kind in _SUBST_KINDS or kind == "arithmetic_expansion":
+            nested.append(node)
+            return
+        if kind == "expansion":
+            self._expansion_ops(node)
+        # shallow scan: expansions like ${x:-$(cmd)} hold substitutions one level down;
+        # deeper nesting is reached by the main loop through `nested`.
+        for child in node.children:
+            if child.type in _SUBST_KINDS or child.type in ("arithmetic_expansion", "expansion",
+                                                            "string", "concatenation"):
+                nested.append(child)
+
+
+def _has_var(node) -> bool:
+    stack = [node]
+    seen = 0
+    while stack and seen < 10_000:
+        n = stack.pop()
+        seen += 1
+        if n.type in ("variable_name", "simple_expansion", "expansion", "subscript",
+                      "command_substitution"):
+            return True
+        stack.extend(n.children)
+    return seen >= 10_000
+
+
+def _var_name(node, walker: _Walker) -> str:
+    for child in node.children:
+        if child.type in ("variable_name", "special_variable_name"):
+            return walker.text(child)
+    return ""
+
+
+def _has_brace_expansion(node, walker: _Walker) -> bool:
+    """A concatenation with an unquoted `{` … `,` or `..` … `}` expands to several words."""
+    depth = 0
+    for child in node.children:
+        if child.type != "word":
+            continue
+        t = walker.text(child)
+        if t == "{" or t.endswith("{"):
+            depth += 1
+        elif depth and ("," in t or ".." in t):
+            return True
+        elif t.startswith("}"):
+            depth = max(0, depth - 1)
+    return False
+
+
+def _unescape_word(text: str) -> tuple[str, bool]:
+    """Remove backslash escapes from an unquoted word; report unescaped glob characters."""
+    if "\\" not in text:
+        return text, any(c in _GLOB_CHARS for c in text)
+    out: list[str] = []
+    glob = False
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n:
+            nxt = text[i + 1]
+            if nxt != "\n":
+                out.append(nxt)
+            i += 2
+            continue
+        if c in _GLOB_CHARS:
+            glob = True
+        out.append(c)
+        i += 1
+    return "".join(out), glob
+
+
+def _unescape_dquote(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+                "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(body: str) -> str:
+    """Decode the escapes of bash's $'…' quoting (so `$'\\x72m'` is seen as `rm`)."""
+    out: list[str] = []
+    i = 0
+    n = len(body)
+    while i < n:
+        c = body[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = body[i + 1]
+        i += 2
+        if e in _ANSI_SIMPLE:
+            out.append(_ANSI_SIMPLE[e])
+        elif e == "x":
+            m = re.match(r"[0-9A-Fa-f]{1,2}", body[i:])
+            if m:
+                out.append(chr(int(m.group(0), 16)))
+                i += m.end()
+            else:
+                out.append("\\x")
+        elif e in "uU":
+            m = re.match(r"[0-9A-Fa-f]{1,%d}" % (4 if e == "u" else 8), body[i:])
+            if m:
+                cp = int(m.group(0), 16)
+                out.append(chr(cp) if cp < 0x110000 else "\ufffd")
+                i += m.end()
+            else:
+                out.append("\\" + e)
+        elif e in "01234567":
+            m = re.match(r"[0-7]{0,2}", body[i:])
+            out.append(chr(int(e + m.group(0), 8) & 0xFF))
+            i += m.end()
+        elif e == "c" and i < n:
+            out.append(chr(ord(body[i]) & 0x1F))
+            i += 1
+        else:
+            out.append("\\" + e)
+    return "".join(out)
