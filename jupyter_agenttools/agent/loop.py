@@ -23,7 +23,6 @@ import dataclasses
 import itertools
 import json
 import os
-import tempfile
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from ..errors import (
@@ -364,20 +363,19 @@ class Agent:
             raise
         return response if response is not None else streamed
 
-    def _offload_dir(self) -> str:
+    def _offload_dir(self) -> str | None:
+        """Where cut results go: ``offload_dir``, else the project's ``.agenttools/
+        tool-results``, else (None) the per-user temp folder of ``truncate_response``."""
         if self.offload_dir is not None:
             return os.fspath(self.offload_dir)
-        settings = getattr(self.engine, "settings", None)
-        root = getattr(settings, "project_root", None)
+        root = getattr(getattr(self.engine, "settings", None), "project_root", None)
         if root is not None:
             return os.path.join(os.fspath(root), ".agenttools", "tool-results")
-        return os.path.join(tempfile.gettempdir(), "agenttools-tool-results")
+        return None
 
     def _truncate(self, response: ToolResponse) -> ToolResponse:
-        try:
-            from ..tools.truncate import truncate_response
-        except ImportError:  # until tools/truncate.py lands: the same contract, minimal
-            truncate_response = _fallback_truncate
+        from ..tools.truncate import truncate_response
+
         return truncate_response(response, budget_chars=self.output_budget,
                                  offload_dir=self._offload_dir())
 
@@ -429,21 +427,3 @@ async def _gather(coros: list[Any]) -> None:
         if not t.cancelled() and t.exception() is not None:
             raise t.exception()  # type: ignore[misc]
 
-
-def _fallback_truncate(response: ToolResponse, *, budget_chars: int,
-                       offload_dir: str) -> ToolResponse:
-    text = response.text
-    if len(text) <= budget_chars:
-        return response
-    import uuid
-
-    os.makedirs(offload_dir, exist_ok=True)
-    path = os.path.join(offload_dir, f"tool-result-{response.id or uuid.uuid4().hex[:8]}.txt")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    kept = text[:budget_chars]
-    note = (f"\n<<<TRUNCATED: {len(text) - budget_chars} of {len(text)} characters cut; the "
-            f"full result is in {path}>>>")
-    return ToolResponse([{"type": "text", "text": kept + note}], state=response.state,
-                        metadata={**response.metadata, "offload_path": path},
-                        id=response.id, name=response.name)
