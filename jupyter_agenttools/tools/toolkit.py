@@ -323,8 +323,9 @@ class Toolkit:
                 response.append_chunk(chunk)
                 yield chunk
         except asyncio.CancelledError:
-            response.append_chunk(ToolChunk.text(INTERRUPTED_MESSAGE,
-                                                 state=ToolResultState.INTERRUPTED))
+            sep = "\n" if response.text else ""
+            response.append_chunk(ToolChunk.text(sep + INTERRUPTED_MESSAGE))
+            response.state = ToolResultState.INTERRUPTED  # even after an earlier error chunk
             yield response
             raise
         except DeveloperOrientedException:

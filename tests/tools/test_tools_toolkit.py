@@ -219,6 +219,23 @@ async def test_cancellation_gives_interrupted_response_and_reraises(style):
         assert response.text.startswith("step 1;")
 
 
+async def test_cancellation_after_an_error_chunk_is_still_interrupted():
+    async def agen():
+        yield ToolChunk.error("warning: partial failure")
+        await asyncio.sleep(60)
+
+    gen = Toolkit().call_tool(Raw(agen), {})
+    assert (await gen.__anext__()).state is S.ERROR
+    step = asyncio.ensure_future(gen.__anext__())
+    await asyncio.sleep(0.01)
+    step.cancel()
+    response = await step
+    assert response.state is S.INTERRUPTED
+    assert response.text == "warning: partial failure\n" + INTERRUPTED_MESSAGE
+    with pytest.raises(asyncio.CancelledError):
+        await gen.__anext__()
+
+
 async def test_cancellation_reraised_for_a_consumer_that_keeps_iterating():
     """The CancelledError comes out of the generator itself, right after the response."""
     async def sleepy():
