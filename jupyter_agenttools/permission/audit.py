@@ -1,7 +1,8 @@
 """The audit log: one JSON line per decision and per answer to an ASK.
 
-Lines are appended under a file lock with a single ``write`` so concurrent kernels never
-interleave them. The reader skips (and counts) corrupt lines instead of failing: a log cut by a
+Lines are appended with a single ``write`` under an exclusive lock so concurrent kernels never
+interleave them: ``flock`` on the log itself where the OS has it (a few µs: the log is written
+on every decision), else a ``filelock`` lock file next to it. The reader skips (and counts) corrupt lines instead of failing: a log cut by a
 crash must stay readable.
 """
 
@@ -10,6 +11,11 @@ from __future__ import annotations
 import json
 import os
 import threading
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -67,13 +73,24 @@ class AuditLog:
             from .settings import ensure_agenttools_dir
 
             ensure_agenttools_dir(self.path.parent)
-        with self._thread_lock, self._file_lock():
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
+        with self._thread_lock:
+            if fcntl is None:  # pragma: no cover - Windows
+                with self._file_lock():
+                    self._append(data, locked=False)
+            else:
+                self._append(data, locked=True)
         return line
+
+    def _append(self, data: bytes, *, locked: bool) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            if locked:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            view = memoryview(data)
+            while view:  # a short write continues where it stopped, still under the lock
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)  # closing releases the flock
 
     def record_decision(self, *, tool: str, input_summary: str, decision: Any, mode: Any,
                         session: str | None = None) -> dict[str, Any]:
