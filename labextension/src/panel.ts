@@ -1,0 +1,398 @@
+/**
+ * The "Agent permissions" sidebar: default mode per layer, rules grouped by behavior with
+ * their file, add (validated as you type) / remove, a "try a command" box with the decision's
+ * trace, and the audit log with filters. Plain DOM inside a Lumino widget; every element a
+ * test or a user stylesheet needs has a stable class.
+ */
+import { Widget } from '@lumino/widgets';
+
+import { h, option } from './dom';
+import { AgentToolsModel } from './model';
+import { IAudit, IDecision, IRule, IValidation, requestAPI, sendJSON } from './request';
+
+const BEHAVIORS = ['deny', 'ask', 'allow'] as const;
+const WRITABLE = ['local', 'project', 'user'];
+const TOOLS = ['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep'];
+const TOOL_HINT: Record<string, string> = {
+  Bash: 'a shell command, e.g. git push origin main',
+  Read: 'a file path, e.g. .env',
+  Write: 'a file path, e.g. src/app.py',
+  Edit: 'a file path, e.g. README.md',
+  Glob: 'a folder, e.g. src',
+  Grep: 'a folder, e.g. .'
+};
+
+function shortPath(file: string, root: string): string {
+  return root && file.startsWith(root + '/') ? file.slice(root.length + 1) : file;
+}
+
+export class PermissionsPanel extends Widget {
+  constructor(model: AgentToolsModel) {
+    super();
+    this.model = model;
+    this.id = 'agenttools-permissions';
+    this.addClass('agenttools-Panel');
+    this.title.caption = 'Agent permissions';
+
+    this.node.append(
+      h('header', { class: 'agenttools-header' },
+        h('h2', {}, 'Agent permissions'),
+        this._refreshButton),
+      this._error,
+      this._summary,
+      this._section('Default mode', 'agenttools-modes-section', this._modes),
+      this._section('Rules', 'agenttools-rules-section', this._rules, this._addForm()),
+      this._section('Try a command', 'agenttools-check-section', this._checkForm(),
+        this._checkResult),
+      this._section('Audit log', 'agenttools-audit-section', this._auditFilters(),
+        this._audit)
+    );
+    this._refreshButton.addEventListener('click', () => {
+      void this.model.refresh();
+      void this.loadAudit();
+    });
+    model.changed.connect(this._render, this);
+    this._render();
+  }
+
+  readonly model: AgentToolsModel;
+
+  dispose(): void {
+    this.model.changed.disconnect(this._render, this);
+    super.dispose();
+  }
+
+  protected onAfterShow(): void {
+    void this.model.refresh();
+    void this.loadAudit();
+  }
+
+  // --- settings: modes and rules --------------------------------------------------------------
+
+  private _render(): void {
+    const settings = this.model.settings;
+    this._showError(this.model.error);
+    if (!settings) {
+      return;
+    }
+    const root = settings.project_root;
+    this._summary.replaceChildren(
+      h('span', {}, 'Project '),
+      h('code', { class: 'agenttools-project-root', title: root }, root),
+      h('br'),
+      h('span', {}, 'Effective mode '),
+      h('strong', { class: 'agenttools-effective-mode', 'data-mode': settings.mode },
+        settings.mode),
+      settings.mode_source
+        ? h('span', { class: 'agenttools-file', title: settings.mode_source },
+          ` from ${shortPath(settings.mode_source, root)}`)
+        : h('span', { class: 'agenttools-file' }, ' (built-in default)')
+    );
+
+    this._modes.replaceChildren(
+      ...settings.layers.map(layer => {
+        const select = h('select', {
+          class: 'agenttools-mode-select',
+          id: `agenttools-mode-${layer.layer}`,
+          'data-layer': layer.layer,
+          disabled: !layer.writable,
+          title: layer.writable ? layer.file : `${layer.file} (read-only)`
+        });
+        select.append(option('', '(not set)', layer.mode === null));
+        for (const mode of settings.modes) {
+          select.append(option(mode, mode, layer.mode === mode));
+        }
+        select.addEventListener('change', () => {
+          void this._act(() =>
+            this.model.setMode(layer.layer, select.value === '' ? null : select.value)
+          );
+        });
+        return h('div', { class: 'agenttools-mode-row' },
+          h('label', { for: select.id }, layer.layer), select,
+          h('span', { class: 'agenttools-file', title: layer.file },
+            shortPath(layer.file, root)));
+      })
+    );
+
+    this._rules.replaceChildren(
+      ...BEHAVIORS.map(behavior => {
+        const rules = settings.rules.filter(r => r.behavior === behavior);
+        const list = h('ul', { class: 'agenttools-rule-list', 'data-behavior': behavior });
+        for (const rule of rules) {
+          list.append(this._ruleItem(rule, root));
+        }
+        if (rules.length === 0) {
+          list.append(h('li', { class: 'agenttools-empty' }, 'none'));
+        }
+        return h('div', { class: `agenttools-rule-group agenttools-${behavior}` },
+          h('h4', {}, `${behavior} (${rules.length})`), list);
+      })
+    );
+  }
+
+  private _ruleItem(rule: IRule, root: string): HTMLElement {
+    const writable = WRITABLE.includes(rule.layer);
+    const remove = h('button', {
+      class: 'agenttools-rule-remove jp-Button',
+      title: writable ? `Remove from ${rule.file}` : 'The managed layer is read-only',
+      disabled: !writable
+    }, '×');
+    remove.addEventListener('click', () => {
+      void this._act(() => this.model.removeRule(rule));
+    });
+    return h('li', {
+      class: 'agenttools-rule',
+      'data-rule': rule.rule,
+      'data-behavior': rule.behavior,
+      'data-layer': rule.layer
+    },
+      h('code', { class: 'agenttools-rule-text' }, rule.rule),
+      h('span', { class: 'agenttools-layer' }, rule.layer),
+      h('span', { class: 'agenttools-file', title: rule.file }, shortPath(rule.file, root)),
+      remove);
+  }
+
+  private _addForm(): HTMLElement {
+    const input = h('input', {
+      class: 'agenttools-add-rule jp-mod-styled',
+      type: 'text',
+      placeholder: 'Bash(npm test), Read(src/**), mcp__github …',
+      spellcheck: 'false'
+    });
+    const behavior = h('select', { class: 'agenttools-add-behavior' });
+    for (const b of ['allow', 'ask', 'deny']) {
+      behavior.append(option(b, b, b === 'allow'));
+    }
+    const layer = h('select', { class: 'agenttools-add-layer' });
+    for (const l of WRITABLE) {
+      layer.append(option(l, l, l === 'local'));
+    }
+    const button = h('button', { class: 'agenttools-add-button jp-Button', disabled: true },
+      'Add');
+    const status = h('div', { class: 'agenttools-add-status' });
+
+    let seq = 0;
+    const validate = async (): Promise<boolean> => {
+      const mine = ++seq;
+      const rule = input.value.trim();
+      if (!rule) {
+        status.textContent = '';
+        status.dataset.ok = '';
+        button.disabled = true;
+        return false;
+      }
+      let result: IValidation;
+      try {
+        result = await sendJSON<IValidation>('validate', 'POST', {
+          rule,
+          behavior: behavior.value
+        });
+      } catch (error) {
+        result = { ok: false, error: (error as Error).message };
+      }
+      if (mine !== seq) {
+        return false; // a newer keystroke is being validated
+      }
+      status.dataset.ok = result.ok ? 'true' : 'false';
+      status.textContent = result.ok
+        ? `✓ ${result.rule}` + (result.known_tool ? '' : ' (not a built-in tool)')
+        : result.error ?? 'invalid rule';
+      button.disabled = !result.ok;
+      return result.ok;
+    };
+    let timer = 0;
+    input.addEventListener('input', () => {
+      button.disabled = true;
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => void validate(), 200);
+    });
+    behavior.addEventListener('change', () => void validate());
+    const add = async (): Promise<void> => {
+      if (!(await validate())) {
+        return;
+      }
+      const ok = await this._act(() =>
+        this.model.addRule(layer.value, behavior.value, input.value.trim())
+      );
+      if (ok) {
+        input.value = '';
+        status.textContent = '';
+        button.disabled = true;
+      }
+    };
+    button.addEventListener('click', () => void add());
+    input.addEventListener('keydown', event => {
+      if (event.key === 'Enter') {
+        void add();
+      }
+    });
+    return h('div', { class: 'agenttools-add' },
+      input, h('div', { class: 'agenttools-row' }, behavior, layer, button), status);
+  }
+
+  // --- try a command ----------------------------------------------------------------------------
+
+  private _checkForm(): HTMLElement {
+    const tool = h('select', { class: 'agenttools-check-tool' });
+    for (const t of TOOLS) {
+      tool.append(option(t, t, t === 'Bash'));
+    }
+    const input = h('input', {
+      class: 'agenttools-check-input jp-mod-styled',
+      type: 'text',
+      placeholder: TOOL_HINT.Bash,
+      spellcheck: 'false'
+    });
+    tool.addEventListener('change', () => {
+      input.placeholder = TOOL_HINT[tool.value] ?? '';
+    });
+    const mode = h('select', { class: 'agenttools-check-mode' });
+    mode.append(option('', 'project mode', true));
+    for (const m of ['default', 'accept_edits', 'explore', 'bypass', 'dont_ask']) {
+      mode.append(option(m, m, false));
+    }
+    const button = h('button', { class: 'agenttools-check-button jp-Button' }, 'Check');
+    const run = async (): Promise<void> => {
+      const body: Record<string, unknown> = { tool: tool.value, input: input.value };
+      if (mode.value) {
+        body.mode = mode.value;
+      }
+      try {
+        this._showDecision(await sendJSON<IDecision>('check', 'POST', body));
+      } catch (error) {
+        this._checkResult.replaceChildren(
+          h('div', { class: 'agenttools-check-error' }, (error as Error).message)
+        );
+      }
+    };
+    button.addEventListener('click', () => void run());
+    input.addEventListener('keydown', event => {
+      if (event.key === 'Enter') {
+        void run();
+      }
+    });
+    return h('div', { class: 'agenttools-check' },
+      h('div', { class: 'agenttools-row' }, tool, mode), input, button);
+  }
+
+  private _showDecision(decision: IDecision): void {
+    const rows = decision.trace.map(step =>
+      h('tr', { class: 'agenttools-trace-step', 'data-step': step.step },
+        h('td', {}, step.step),
+        h('td', { class: `agenttools-outcome agenttools-${step.outcome.replace(/\s+/g, '-')}` },
+          step.outcome),
+        h('td', {}, step.detail))
+    );
+    this._checkResult.replaceChildren(h('div', {},
+      h('div', { class: 'agenttools-decision', 'data-behavior': decision.behavior },
+        h('span', { class: `agenttools-badge agenttools-${decision.behavior}` },
+          decision.behavior),
+        decision.bypass_immune ? h('span', { class: 'agenttools-safety' }, ' safety') : null,
+        h('span', {}, ` in ${decision.mode} mode`),
+        decision.step ? h('span', {}, ` at step ${decision.step}`) : null),
+      decision.reason ? h('div', { class: 'agenttools-reason' }, decision.reason) : null,
+      decision.rule
+        ? h('div', { class: 'agenttools-decision-rule' }, 'rule ',
+          h('code', {}, decision.rule),
+          decision.rule_source ? ` (${decision.rule_source})` : '')
+        : null,
+      h('table', { class: 'agenttools-trace' }, h('tbody', {}, ...rows))
+    ));
+  }
+
+  // --- audit log --------------------------------------------------------------------------------
+
+  private _auditFilters(): HTMLElement {
+    this._auditTool.placeholder = 'tool';
+    this._auditBehavior.append(option('', 'any verdict', true));
+    for (const b of ['allow', 'ask', 'deny', 'passthrough']) {
+      this._auditBehavior.append(option(b, b, false));
+    }
+    const button = h('button', { class: 'agenttools-audit-refresh jp-Button' }, 'Show');
+    button.addEventListener('click', () => void this.loadAudit());
+    this._auditTool.addEventListener('keydown', event => {
+      if (event.key === 'Enter') {
+        void this.loadAudit();
+      }
+    });
+    this._auditBehavior.addEventListener('change', () => void this.loadAudit());
+    return h('div', { class: 'agenttools-row' }, this._auditTool, this._auditBehavior, button);
+  }
+
+  async loadAudit(): Promise<void> {
+    const query: Record<string, string> = { limit: '50' };
+    if (this._auditTool.value.trim()) {
+      query.tool = this._auditTool.value.trim();
+    }
+    if (this._auditBehavior.value) {
+      query.behavior = this._auditBehavior.value;
+    }
+    let audit: IAudit;
+    try {
+      audit = await requestAPI<IAudit>('audit', {}, query);
+    } catch (error) {
+      this._audit.replaceChildren(
+        h('div', { class: 'agenttools-check-error' }, (error as Error).message)
+      );
+      return;
+    }
+    if (audit.entries.length === 0) {
+      this._audit.replaceChildren(h('div', { class: 'agenttools-empty' }, 'no entries'));
+      return;
+    }
+    this._audit.replaceChildren(
+      h('table', { class: 'agenttools-audit-table' },
+        h('tbody', {}, ...audit.entries.map(e =>
+          h('tr', {
+            class: 'agenttools-audit-row',
+            'data-tool': e.tool ?? '',
+            'data-behavior': e.behavior ?? ''
+          },
+            h('td', { title: e.time ?? '' }, (e.time ?? '').slice(11, 19)),
+            h('td', {}, e.tool ?? ''),
+            h('td', { class: 'agenttools-audit-input', title: String(e.input ?? '') },
+              String(e.input ?? '')),
+            h('td', {},
+              h('span', { class: `agenttools-badge agenttools-${e.behavior}` },
+                e.answer ? `${e.behavior} → ${e.answer}` : e.behavior ?? '')),
+            h('td', { title: e.rule_source ?? '' }, e.rule ?? e.step ?? ''))
+        )))
+    );
+  }
+
+  // --- helpers ----------------------------------------------------------------------------------
+
+  private _section(title: string, cls: string, ...content: HTMLElement[]): HTMLElement {
+    return h('section', { class: `agenttools-section ${cls}` }, h('h3', {}, title), ...content);
+  }
+
+  private async _act(action: () => Promise<void>): Promise<boolean> {
+    try {
+      await action();
+      this._showError('');
+      return true;
+    } catch (error) {
+      this._showError((error as Error).message);
+      await this.model.refresh().catch(() => undefined);
+      return false;
+    }
+  }
+
+  private _showError(message: string): void {
+    this._error.textContent = message;
+    this._error.hidden = !message;
+  }
+
+  private _refreshButton = h('button', {
+    class: 'agenttools-refresh jp-Button',
+    title: 'Re-read the settings files and the audit log'
+  }, '⟳');
+  private _error = h('div', { class: 'agenttools-error', role: 'alert', hidden: true });
+  private _summary = h('div', { class: 'agenttools-summary' });
+  private _modes = h('div', { class: 'agenttools-modes' });
+  private _rules = h('div', { class: 'agenttools-rules' });
+  private _checkResult = h('div', { class: 'agenttools-check-result' });
+  private _auditTool = h('input', { class: 'agenttools-audit-tool jp-mod-styled', type: 'text' });
+  private _auditBehavior = h('select', { class: 'agenttools-audit-behavior' });
+  private _audit = h('div', { class: 'agenttools-audit' });
+}
