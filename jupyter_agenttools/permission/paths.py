@@ -13,7 +13,8 @@ below turns that into an ASK with the reason — never an exception, never an AL
 Rule patterns (the specifier of ``Read(…)``, ``Edit(…)``, …) are gitignore-style globs:
 
 - anchors: ``~/x`` home; ``/x`` and ``//x`` absolute (``//`` is accepted for Claude Code
-  settings); ``./x`` or any pattern with a ``/`` inside is relative to the project root (the
+  settings; deny/ask rules also read ``/x`` as Claude Code does, relative to the project root,
+  so a copied deny rule is never void); ``./x`` or any pattern with a ``/`` inside is relative to the project root (the
   cwd when there is none); a pattern without ``/`` such as ``*.py`` or ``.env`` matches at any
   depth below that root; a trailing ``/`` means the directory and everything below;
 - ``*`` and ``?`` stay inside one segment, ``**`` spans segments, ``[…]`` is a class;
@@ -182,19 +183,36 @@ def _compiled(glob: str, broad: bool) -> re.Pattern[str]:
     return re.compile(body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
 
 
+def _regexes(pattern: str, context: "PermissionContext", broad: bool) -> list[re.Pattern[str]]:
+    """The compiled pattern; deny/ask also read ``/x`` the way Claude Code settings mean it
+    (relative to the project root), so a copied deny rule is not silently void."""
+    out = [_compiled(_pattern_glob(pattern, context), broad)]
+    if (broad and context.project_root and pattern.startswith("/")
+            and not pattern.startswith("//") and pattern != "/"):
+        out.append(_compiled(_pattern_glob("./" + pattern.lstrip("/"), context), broad))
+    return out
+
+
+def _any_match(regexes: list[re.Pattern[str]], canonical: str, lexical: str,
+               broad: bool) -> bool:
+    for regex in regexes:
+        if regex.match(canonical) or (broad and regex.match(lexical)):
+            return True
+    return False
+
+
 def path_matches(pattern: str, path: object, context: "PermissionContext", *,
                  broad: bool = True) -> bool:
     """Does the gitignore-style ``pattern`` match ``path`` (both canonicalised)?
 
-    ``broad`` (deny/ask rules) also matches below a matched directory, ignores case and tries
-    the unresolved path too; ``broad=False`` (allow rules) needs the resolved path to match.
+    ``broad`` (deny/ask rules) also matches below a matched directory, ignores case, tries the
+    unresolved path too and reads ``/x`` both as absolute and as project-relative;
+    ``broad=False`` (allow rules) needs the resolved path to match the absolute reading.
     Raises ValueError for a path or pattern that cannot be used (see the module docstring).
     """
-    regex = _compiled(_pattern_glob(pattern, context), broad)
+    regexes = _regexes(pattern, context, broad)
     canonical, lexical = _both(path, context)
-    if regex.match(canonical):
-        return True
-    return broad and regex.match(lexical) is not None
+    return _any_match(regexes, canonical, lexical, broad)
 
 
 # --- working directories ----------------------------------------------------------------------
@@ -301,15 +319,14 @@ def match_path_rule(rule: PermissionRule, path: object, context: "PermissionCont
         return True
     broad = rule.behavior is not PermissionBehavior.ALLOW
     try:
-        glob = _pattern_glob(rule.specifier, context)
+        regexes = _regexes(rule.specifier, context, broad)
     except ValueError:
         return False
     try:
         canonical, lexical = _both(path, context)
     except ValueError:
         return broad
-    regex = _compiled(glob, broad)
-    return bool(regex.match(canonical) or (broad and regex.match(lexical)))
+    return _any_match(regexes, canonical, lexical, broad)
 
 
 def _too_broad(directory: str, home: str) -> bool:

@@ -50,6 +50,7 @@ __all__ = [
     "is_key_or_credential",
     "read_verdict",
     "glob_to_regex",
+    "search_exclude_globs",
 ]
 
 OK = "ok"
@@ -440,9 +441,18 @@ def _candidates(low: str, table: _Compiled) -> list[int]:
     return found
 
 
-def _first(path: object, home: str, column: str) -> Entry | None:
+def _first(path: object, home: object, column: str) -> Entry | None:
+    if not isinstance(path, str):
+        return None
     if not isinstance(home, str) or not home.startswith("/") or "\x00" in home:
         home = os.path.expanduser("~")
+    return _first_str(path, home, column)
+
+
+@lru_cache(maxsize=8192)
+def _first_str(path: str, home: str, column: str) -> Entry | None:
+    # A pure function of its strings (the table is constant, no file system access), so the
+    # Bash analysis asking about the same words again costs a dictionary lookup.
     norm = _normal(path, home)
     if norm is None:
         return None
@@ -482,16 +492,38 @@ def sensitive_write_reason(path: str, home: str) -> str | None:
 
 
 def _own_settings_reason(path: object) -> str | None:
-    """The settings locations moved by environment variables (see permission/settings.py)."""
-    if not isinstance(path, str) or "\x00" in path:
+    """The settings locations moved by environment variables (see permission/settings.py).
+    Settings files are JSON: other names are not looked at (keeps this off the hot path)."""
+    if not isinstance(path, str) or not path[-5:].lower() == ".json":
+        return None
+    user_dir = os.environ.get("AGENTTOOLS_USER_DIR")
+    managed = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS")
+    if not (user_dir or managed) or "\x00" in path:
         return None
     norm = os.path.normpath(path)
-    user_dir = os.environ.get("AGENTTOOLS_USER_DIR")
     if user_dir and "\x00" not in user_dir:
         d = os.path.normpath(os.path.expanduser(user_dir))
         if norm == d or norm.startswith(d.rstrip("/") + "/"):
             return "agenttools user settings: an agent must not change its own permissions"
-    managed = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS")
     if managed and "\x00" not in managed and norm == os.path.normpath(managed):
         return "agenttools managed settings: an agent must not change its own permissions"
     return None
+
+
+@lru_cache(maxsize=1)
+def search_exclude_globs() -> tuple[str, ...]:
+    """ripgrep ``--glob`` arguments (``!pattern``) that keep secret files out of a recursive
+    search, for the Grep tool: ``rg --hidden`` over a project would otherwise print the lines
+    of its ``.env``. Home-anchored entries become any-depth ones (``~/.aws/**`` →
+    ``!**/.aws/**``); absolute system entries are left out (such searches ask anyway)."""
+    out: dict[str, None] = {}
+    for entry in TABLE:
+        if entry.read not in (SECRET, CREDENTIAL):
+            continue
+        pattern = entry.pattern
+        if pattern.startswith("~/"):
+            pattern = "**/" + pattern[2:]
+        elif pattern.startswith("/"):
+            continue
+        out.setdefault("!" + pattern, None)
+    return tuple(out)

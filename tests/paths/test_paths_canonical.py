@@ -284,3 +284,11 @@ def test_safe_cli_path_refuses_non_paths():
 def test_glob_reach(ctx, tree, pattern, base, reach):
     got = glob_reach(pattern.format(t=tree), base, ctx)
     assert got == (str(tree) if reach == "." else str(tree / reach))
+
+
+def test_deny_also_reads_a_leading_slash_as_claude_code_does(ctx, tree):
+    # Claude Code's "/x" is relative to the project root; a copied deny rule must still bite
+    assert path_matches("/src/*.py", "src/a.py", ctx, broad=True)
+    assert not path_matches("/src/*.py", "src/a.py", ctx, broad=False)
+    # "//x" is only absolute
+    assert not path_matches("//src/*.py", "src/a.py", ctx, broad=True)

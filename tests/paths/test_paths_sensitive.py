@@ -1,5 +1,7 @@
 """The one table of secret and sensitive paths: what reading or writing a path means."""
 
+import os
+
 import pytest
 
 from jupyter_agenttools.permission.sensitive import (
@@ -152,6 +154,7 @@ def test_own_settings_moved_by_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("AGENTTOOLS_USER_DIR", str(tmp_path / "cfg"))
     monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(tmp_path / "m.json"))
     assert sensitive_write_reason(str(tmp_path / "cfg" / "anything.json"), H)
+    assert sensitive_write_reason(str(tmp_path / "cfg" / "sub" / "settings.JSON"), H)
     assert sensitive_write_reason(str(tmp_path / "m.json"), H)
     assert sensitive_write_reason(str(tmp_path / "cfgx" / "a.json"), H) is None
 
@@ -219,3 +222,31 @@ def test_glob_to_regex(glob, path, expected):
     import re
 
     assert (re.match(glob_to_regex(glob) + r"\Z", path) is not None) == expected
+
+
+def test_search_exclude_globs_keep_secrets_out_of_ripgrep(tmp_path):
+    import shutil
+    import subprocess
+
+    from jupyter_agenttools.permission.sensitive import search_exclude_globs
+
+    rg = shutil.which("rg")
+    if rg is None:
+        pytest.skip("ripgrep is not installed")
+    files = {
+        "a.py": False, "src/b.txt": False,
+        ".env.example": True,  # a template: readable with Read, but the ".env.*" glob skips it
+        ".env": True, "sub/.env.local": True, "certs/x.pem": True, ".ssh/id_rsa": True,
+        ".aws/credentials": True, "deploy/id_ed25519": True, ".netrc": True,
+    }
+    for rel in files:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("NEEDLE\n")
+    argv = [rg, "--no-config", "--hidden", "--files-with-matches"]
+    for g in search_exclude_globs():
+        argv += ["--glob", g]
+    out = subprocess.run(argv + ["-e", "NEEDLE", "--", str(tmp_path)], capture_output=True,
+                         text=True, timeout=60)
+    found = {os.path.relpath(line, tmp_path) for line in out.stdout.splitlines()}
+    assert out.returncode == 0, out.stderr
+    assert found == {rel for rel, secret in files.items() if not secret}
