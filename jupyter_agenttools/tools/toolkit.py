@@ -263,12 +263,19 @@ class Toolkit:
             raise ToolkitError(f"unknown tool group {group!r}; groups: {self._group_list()}")
         if server.name in self._mcp:
             raise ToolkitError(f"an MCP server named {server.name!r} is already added")
-        if not server.connected:
+        opened = not server.connected
+        if opened:
             await server.connect()
-        tools = await server.list_tools()
-        for tool in tools:
-            if tool.name in self._tools:
-                raise ToolkitError(f"MCP tool {tool.name!r} clashes with a registered tool")
+        try:
+            tools = await server.list_tools()
+            for tool in tools:
+                if tool.name in self._tools:
+                    raise ToolkitError(f"MCP tool {tool.name!r} clashes with a registered tool")
+                validate_tool_definition(tool)
+        except BaseException:
+            if opened:  # don't leave a process behind for a server we could not add
+                await server.close()
+            raise
         for tool in tools:
             self.add_tool(tool, group)
         self._mcp[server.name] = (server, group)
