@@ -305,27 +305,20 @@ class OpenAIChatModel:
                             if tc.id:
                                 slot["id"] = tc.id
                             if tc.function is not None:
-                                if tc.function.name:
+                                if tc.function.name and tc.function.name != slot["name"]:
                                     slot["name"] += tc.function.name
                                 if tc.function.arguments:
                                     slot["arguments"] += tc.function.arguments
                         if choice.finish_reason:
                             finish = choice.finish_reason
                 break
-            except openai.APIStatusError as exc:
-                if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
-                    if not received and attempt < self.stream_retries:
-                        attempt += 1
-                        await asyncio.sleep(0.5 * attempt)
-                        continue
-                raise ModelError(f"model {self.model!r} at {self._where()}: HTTP "
-                                 f"{exc.status_code}: {exc.message}") from exc
-            except (openai.APIConnectionError, openai.APIError) as exc:
-                if not received and attempt < self.stream_retries:
+            except Exception as exc:
+                if _transient(exc, openai) and not received and attempt < self.stream_retries:
                     attempt += 1
                     await asyncio.sleep(0.5 * attempt)
                     continue
-                raise ModelError(f"model {self.model!r} at {self._where()}: {exc}") from exc
+                raise ModelError(f"model {self.model!r} at {self._where()}: "
+                                 f"{_describe(exc, openai)}") from exc
         requests = [ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
                     for index, slot in sorted(calls.items())]
         yield ModelTurn("".join(text), requests, finish)
@@ -335,6 +328,22 @@ class OpenAIChatModel:
 
     def __repr__(self) -> str:
         return f"<OpenAIChatModel {self.model!r} at {self._where()}>"
+
+
+def _transient(exc: BaseException, openai: Any) -> bool:
+    """Worth another try: rate limits, server errors, timeouts, broken connections."""
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+    if isinstance(exc, (openai.APIConnectionError, OSError)):
+        return True
+    # transport errors of the HTTP stack that escape the SDK's wrapping mid-stream
+    return type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "h11")
+
+
+def _describe(exc: BaseException, openai: Any) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 # --- load_model ------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 that speaks the chat-completions protocol (SSE streaming),
 replaying scripted responses, for tests that drive the real ``openai`` client against it.
 
-Each scripted response is ``{"status": 500}`` (an error body), or ``{"chunks": [delta, ...]}``
+Each scripted response is ``{"status": 500}`` (an error body), ``{"drop": True}`` (a stream
+cut off before its first event), or ``{"chunks": [delta, ...]}``
 streamed as ``chat.completion.chunk`` events followed by ``data: [DONE]``. Every request body is
 kept in ``requests``.
 """
@@ -58,6 +59,15 @@ class FakeOpenAIServer:
                     self.end_headers()
                     self.wfile.write(payload)
                     return
+                if step.get("drop"):  # promise a body, then hang up: a broken stream
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Content-Length", "100000")
+                    self.end_headers()
+                    self.wfile.write(b"data: {\"id\": \"chatcm")
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
@@ -85,7 +95,8 @@ class FakeOpenAIServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                       daemon=True)
 
     @property
     def base_url(self) -> str:

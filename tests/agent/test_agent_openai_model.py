@@ -128,6 +128,21 @@ async def test_http_500_is_retried(server):
     assert len(server.requests) == 2
 
 
+async def test_a_stream_cut_before_its_first_event_is_retried(server):
+    server.script += [{"drop": True}, {"chunks": text_deltas("second try")}]
+    model = make_model(server, max_retries=0, stream_retries=1)  # only our own retry
+    events = await collect(model, [{"role": "user", "content": "x"}])
+    assert events[-1].text == "second try"
+    assert len(server.requests) == 2
+
+
+async def test_a_client_error_is_not_retried(server):
+    server.script += [{"status": 400, "message": "bad tools"}, {"chunks": text_deltas("no")}]
+    with pytest.raises(ModelError, match="HTTP 400: .*bad tools"):
+        await collect(make_model(server), [{"role": "user", "content": "x"}])
+    assert len(server.requests) == 1
+
+
 async def test_persistent_500_fails_the_run_with_a_model_error(server):
     server.script += [{"status": 500}] * 6
     model = make_model(server, max_retries=1, stream_retries=0)
