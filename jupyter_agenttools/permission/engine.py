@@ -75,6 +75,29 @@ class _RuleIndex:
         return found
 
 
+_CONTEXT_AWARE: dict[type, bool] = {}
+
+
+def _read_only_takes_context(tool: "Tool") -> bool:
+    """Does ``tool.is_read_only`` accept ``context`` (``is_read_only(tool_input, context)``)?
+
+    The protocol's hook gets only the input; a file tool needs the working directories to know
+    whether a read is harmless, so the engine passes the context to hooks that take it."""
+    cls = type(tool)
+    known = _CONTEXT_AWARE.get(cls)
+    if known is None:
+        import inspect
+
+        try:
+            params = inspect.signature(tool.is_read_only).parameters.values()
+        except (TypeError, ValueError):
+            known = False
+        else:
+            known = any(p.name == "context" or p.kind is p.VAR_KEYWORD for p in params)
+        _CONTEXT_AWARE[cls] = known
+    return known
+
+
 def _rule_key(rule: PermissionRule) -> tuple[Any, ...]:
     return (rule.behavior, rule.text, rule.source, repr(rule.examples),
             repr(rule.counter_examples))
@@ -432,7 +455,8 @@ class PermissionEngine:
         trace.append(TraceStep("ask_rules", "no match", f"{n} ask rule(s) for {name}"))
 
         # 3. read-only fast path
-        if tool.is_read_only(tool_input):
+        if (tool.is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
+                else tool.is_read_only(tool_input)):
             trace.append(TraceStep("read_only", "allow", "the call cannot change anything"))
             return self._done(ALLOW, "read_only", trace, tool, "read-only call",
                               f"Permission granted for {name} (read-only).")
@@ -466,7 +490,7 @@ class PermissionEngine:
                         return self._done(ASK, "tool_check", trace, tool, d.reason,
                                           d.message or d.reason, bypass_immune=True)
                     return self._done(verdict, "tool_check", trace, tool,
-                                      f"safety check: {d.reason}; {mode} mode: no one to answer",
+                                      f"{d.reason}; {mode} mode: no one to answer",
                                       f"Permission to use {name} was denied: "
                                       f"{d.message or d.reason} (no one can answer in {mode} "
                                       f"mode).", bypass_immune=True)

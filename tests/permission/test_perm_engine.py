@@ -359,3 +359,22 @@ def test_a_broken_middleware_is_never_an_allow():
     engine = PermissionEngine(middlewares=[lambda t, i, c, n: None])
     with pytest.raises(DeveloperOrientedException, match="returned NoneType"):
         engine.decide(Judge(), {"text": "x"})
+
+
+def test_read_only_hook_gets_the_context_when_it_takes_one():
+    seen = []
+
+    class Reader(Judge):
+        name = "Reader"
+
+        def is_read_only(self, tool_input=None, context=None):
+            seen.append(context)
+            return context is not None and tool_input["text"].startswith(context.cwd)
+
+    engine = PermissionEngine(mode="explore", context=PermissionContext(cwd="/proj"))
+    assert engine.decide(Reader(), {"text": "/proj/a"}).behavior is B.ALLOW
+    assert engine.decide(Reader(), {"text": "/etc/a"}).behavior is B.DENY
+    assert [c.cwd for c in seen] == ["/proj", "/proj"]
+    assert seen[0].mode is PermissionMode.EXPLORE
+    # the plain protocol (input only) keeps working
+    assert engine.decide(Judge(), {"text": "x", "read_only": True}).behavior is B.ALLOW
