@@ -62,3 +62,73 @@ async def test_cancel_during_a_long_bash_call_kills_its_process(tmp_path):
     assert _pids_running(["sleep", seconds]) == []  # killed, not merely abandoned
     (result,) = run.tool_results
     assert result.state is ToolResultState.INTERRUPTED
+
+
+# --- the real file and shell policies through the loop -------------------------------------------
+
+
+def real_setup(tmp_path, turns):
+    from jupyter_agenttools.permission.settings import SettingsStore
+    from jupyter_agenttools.permission.types import PermissionContext
+
+    project, home, outside = tmp_path / "project", tmp_path / "home", tmp_path / "outside"
+    for d in (project, home / ".ssh", outside):
+        d.mkdir(parents=True)
+    (outside / "a.txt").write_text("alpha\n")
+    (outside / "b.txt").write_text("beta\n")
+    (home / ".ssh" / "id_rsa").write_text("-----BEGIN FAKE KEY-----\n")
+    store = SettingsStore(project, user_dir=tmp_path / "user",
+                          managed_path=tmp_path / "managed-settings.json")
+    context = PermissionContext(cwd=str(project), project_root=str(project), home=str(home))
+    engine = PermissionEngine(settings=store, context=context)
+    agent = Agent(ScriptedModel(turns), backend=LocalBackend(str(project)), engine=engine)
+    return agent, project, home, outside
+
+
+async def test_reads_outside_the_project_share_one_question_and_a_key_gets_its_own(tmp_path):
+    agent, project, home, outside = real_setup(tmp_path, [])
+    agent.model = ScriptedModel([[
+        {"name": "Read", "input": {"file_path": str(outside / "a.txt")}, "id": "a"},
+        {"name": "Read", "input": {"file_path": str(outside / "b.txt")}, "id": "b"},
+        {"name": "Read", "input": {"file_path": str(home / ".ssh" / "id_rsa")}, "id": "key"},
+    ], "read them"])
+    run = await agent.run("read")
+    await run.next_ask(timeout=10)
+    await asyncio.sleep(0.05)
+    plain, key = run.pending
+    assert (plain.call_id, plain.safety) == ("a", False)
+    assert (key.call_id, key.safety) == ("key", True)
+    assert [r.text for r in plain.suggestions] == [f"Read({outside}/**)"]
+    plain.answer("always")
+    key.answer("deny", message="never read keys")
+    assert await run.wait_done(timeout=10) == "read them"
+    assert len(run.asks) == 2  # b.txt was covered by the rule saved for a.txt
+    local = (project / ".agenttools" / "settings.local.json").read_text()
+    assert f"Read({outside}/**)" in local
+    results = {r.id: r for r in run.tool_results}
+    assert "alpha" in results["a"].text and "beta" in results["b"].text
+    assert results["key"].state is ToolResultState.DENIED
+    assert "FAKE KEY" not in results["key"].text and "never read keys" in results["key"].text
+
+
+async def test_bash_always_allow_saves_the_prefix_rule_and_the_next_call_runs(tmp_path):
+    agent, project, home, outside = real_setup(tmp_path, [])
+    agent.model = ScriptedModel([
+        [{"name": "Bash", "input": {"command": "git commit -m first"}}], "one",
+        [{"name": "Bash", "input": {"command": "git commit -m second"}}], "two",
+        [{"name": "Bash", "input": {"command": "git commit -m x && git push"}}], "three",
+    ])
+    run = await agent.run("commit")
+    ask = await run.next_ask(timeout=10)
+    assert [r.text for r in ask.suggestions] == ["Bash(git commit:*)"]
+    ask.answer("always")
+    assert await run.wait_done(timeout=30) == "one"
+    run2 = await agent.run("commit again")
+    assert await run2.wait_done(timeout=30) == "two"
+    assert "ask" not in [e.kind for e in run2.events]
+    # the prefix rule does not stretch over a second sub-command
+    run3 = await agent.run("commit and push")
+    ask3 = await run3.next_ask(timeout=10)
+    assert ask3 is not None and ask3.input == {"command": "git commit -m x && git push"}
+    ask3.answer("deny")
+    await run3.wait_done(timeout=30)
