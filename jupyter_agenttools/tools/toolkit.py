@@ -13,7 +13,6 @@ re-raise the cancellation itself (``asyncio.current_task().cancelling()`` tells 
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import os
 from dataclasses import dataclass
@@ -321,6 +320,8 @@ class Toolkit:
         chunk and an ERROR response; a DeveloperOrientedException (ToolReturnTypeError among
         them) propagates; cancellation yields an INTERRUPTED response, then re-raises.
         """
+        from asyncio import CancelledError  # here: importing the toolkit stays loop-free
+
         response = ToolResponse(id=call_id, name=tool.name)
         try:
             result = tool.call(**dict(tool_input))
@@ -329,7 +330,7 @@ class Toolkit:
             async for chunk in _chunks(result, tool):
                 response.append_chunk(chunk)
                 yield chunk
-        except asyncio.CancelledError:
+        except CancelledError:
             sep = "\n" if response.text else ""
             response.append_chunk(ToolChunk.text(sep + INTERRUPTED_MESSAGE))
             response.state = ToolResultState.INTERRUPTED  # even after an earlier error chunk

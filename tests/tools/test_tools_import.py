@@ -9,10 +9,11 @@ import sys
 import pytest
 
 HEAVY = ["mcp", "openai", "ipywidgets", "IPython", "jupyter_server", "traitlets", "pydantic",
-         "httpx", "anyio"]
+         "httpx", "anyio", "yaml", "docstring_parser", "jsonschema"]
 
 
 @pytest.mark.parametrize("statement", [
+    "import jupyter_agenttools.tools.function",
     "import jupyter_agenttools",
     "import jupyter_agenttools.tools",
     "import jupyter_agenttools.tools.toolkit",
