@@ -45,7 +45,7 @@ IN_CONDITION = 16     # if / case / [[ ]]
 # C0/C1 controls except \t and \n, plus zero-width and bidi controls: they hide what runs.
 _BAD_CHARS = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]"
+    "\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]"
 )
 _NAMES = {
     "\x00": "NUL", "\r": "carriage return", "\x1b": "escape", "\u200b": "zero-width space",
@@ -220,13 +220,14 @@ def analyze(command: object) -> ShellAnalysis:
 
 
 class _Walker:
-    __slots__ = ("src", "data", "out", "pipelines")
+    __slots__ = ("src", "data", "out", "pipelines", "pending")
 
     def __init__(self, command: str) -> None:
         self.src = command
         self.data = command.encode("utf-8")
         self.out = ShellAnalysis(command=command, multiline="\n" in command.strip())
         self.pipelines = 0
+        self.pending: list = []  # statements found inside a heredoc redirect
 
     def text(self, node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -241,7 +242,12 @@ class _Walker:
             out._reason(self._error_reason(root))
         # stack items: (node, nesting flags, parent command index, inherited redirects, pipe)
         stack = [(root, 0, None, (), None)]
-        while stack:
+        while stack or self.pending:
+            if self.pending:
+                for n in reversed(self.pending):
+                    stack.append((n, nest, parent, (), None))
+                self.pending.clear()
+                continue
             node, nest, parent, redirs, pipe = stack.pop()
             kind = node.type
             if kind == "command":
@@ -266,6 +272,13 @@ class _Walker:
                 self._push_children(node, nest, parent, redirs, stack)
             elif kind == "&":
                 out.background = True
+            elif kind == ";;" and (node.parent is None or node.parent.type not in
+                                   ("case_item", "case_statement")):
+                out.unanalyzable = True
+                out.opaque = True
+                out._reason("the command has a syntax error near ';;'")
+            elif kind == "test_command" and not self.text(node).startswith("[["):
+                self._single_test(node, nest, parent, redirs, pipe, stack)
             elif not node.is_named:
                 continue
             elif kind in _REASON_KINDS or kind in _FLAG_OF:
@@ -323,9 +336,7 @@ class _Walker:
         nested: list = []
         for child in node.children:
             if child.type in _REDIRECT_KINDS:
-                r = self._redirect(child, nested)
-                if r is not None:
-                    own.append(r)
+                own.extend(self._redirect(child, nested))
             elif child.is_named and body is None:
                 body = child
             elif child.is_named:
@@ -360,14 +371,40 @@ class _Walker:
             elif kind == "variable_assignment":
                 cmd.assignments.append(self._assign(child, nested))
             elif kind in _REDIRECT_KINDS:
-                r = self._redirect(child, nested)
-                if r is not None:
-                    cmd.redirects.append(r)
+                cmd.redirects.extend(self._redirect(child, nested))
             elif child.is_named and kind != "comment":
                 cmd.argv.append(self._word(child, nested))
+            elif kind == "$":
+                self.out._reason('locale-translated string $"…"')
         sub = nest | IN_SUBSTITUTION
         for n in reversed(nested):
             stack.append((n, sub, idx, (), None))
+
+    def _single_test(self, node, nest, parent, redirs, pipe, stack) -> None:
+        """`[ … ]` is the test builtin: a simple command `[` with its words."""
+        idx = len(self.out.commands)
+        cmd = SimpleCommand(argv=[Word("[", "[")], redirects=list(redirs), nesting=nest,
+                            parent=parent, pipeline=pipe, text=self.text(node))
+        self.out.commands.append(cmd)
+        nested: list = []
+        todo = list(reversed(node.children))
+        while todo:
+            n = todo.pop()
+            t = n.type
+            if t in ("unary_expression", "binary_expression", "parenthesized_expression",
+                     "negated_expression"):
+                todo.extend(reversed(n.children))
+            elif not n.is_named:
+                if t not in ("[", "]"):
+                    cmd.argv.append(Word(t, t))
+            elif t == "test_operator":
+                v = self.text(n)
+                cmd.argv.append(Word(v, v))
+            else:
+                cmd.argv.append(self._word(n, nested))
+        cmd.argv.append(Word("]", "]"))
+        for n in reversed(nested):
+            stack.append((n, nest | IN_SUBSTITUTION, idx, (), None))
 
     def _declaration(self, node, nest, parent, redirs, stack) -> None:
         idx = len(self.out.commands)
@@ -417,12 +454,12 @@ class _Walker:
                     self.out.opaque = True  # a[$(cmd)]=x runs cmd
                     nested.append(child)
             elif child.is_named:
-                value = self._word(child, nested)
+                value = self._word(child, nested, assignment=True)
         if value is None:
             value = Word("", "")
         return name, value
 
-    def _redirect(self, node, nested: list) -> Redirect | None:
+    def _redirect(self, node, nested: list) -> list[Redirect]:
         kind = node.type
         if kind == "heredoc_redirect":
             return self._heredoc(node, nested)
@@ -442,16 +479,22 @@ class _Walker:
                 nested.append(child)
         if kind == "herestring_redirect":
             op = "<<<"
-        return Redirect(op=op or ">", target=target, fd=fd)
+        return [Redirect(op=op or ">", target=target, fd=fd)]
 
-    def _heredoc(self, node, nested: list) -> Redirect:
+    def _heredoc(self, node, nested: list) -> list[Redirect]:
         delim = ""
         quoted = False
         expands = False
         op = "<<"
+        more: list[Redirect] = []
         for child in node.children:
             t = child.type
-            if t == "heredoc_start":
+            if t in _REDIRECT_KINDS:  # `cat <<EOF > file`: the file redirect nests here
+                more.extend(self._redirect(child, nested))
+            elif child.is_named and t not in ("heredoc_start", "heredoc_body", "heredoc_end"):
+                # `cat <<EOF | sh` / `cat <<EOF && rm x`: the rest of the line nests here
+                self.pending.append(child)
+            elif t == "heredoc_start":
                 raw = self.text(child)
                 quoted = any(c in raw for c in "'\"\\")
                 delim = raw.replace("'", "").replace('"', "").replace("\\", "")
@@ -468,7 +511,7 @@ class _Walker:
         self.out.heredocs.append(Heredoc(delimiter=delim, quoted=quoted, expands=expands))
         if expands and not quoted:
             self.out._reason("here-document with an unquoted delimiter expands $… and `…`")
-        return Redirect(op=op, target=None)
+        return [Redirect(op=op, target=None)] + more
 
     def _expansion_ops(self, node) -> bool:
         """Record parameter-expansion operators that assign or evaluate; True if plain."""
@@ -487,9 +530,10 @@ class _Walker:
         return False
 
     # -- words ------------------------------------------------------------------------
-    def _word(self, node, nested: list) -> Word:
+    def _word(self, node, nested: list, assignment: bool = False) -> Word:
         """Unquote one argument node. Substitution nodes found inside are appended to
-        ``nested`` (walked later by the main loop), never recursed into here."""
+        ``nested`` (walked later by the main loop), never recursed into here. An unquoted
+        ``$VAR`` outside an assignment is a reason: its value is split and globbed."""
         kind = node.type
         text = self.text(node)
         if kind == "word":
@@ -554,6 +598,9 @@ class _Walker:
                         self._collect(sp, nested)
             elif pk in ("simple_expansion", "expansion"):
                 name = _var_name(piece, self)
+                if not assignment:
+                    self.out._reason("unquoted expansion (its value is split into words and "
+                                     "globbed at run time)")
                 plain = pk == "simple_expansion" or self._expansion_ops(piece)
                 if plain and name in _HOME_VARS and first:
                     parts.append("~")

@@ -225,8 +225,8 @@ def _echo(argv: list[Word]) -> Verdict:
     for w in argv[1:]:
         if w.value is not None:
             continue
-        if w.dynamic:
-            return _no(f"prints {w.text[:40]!r}, decided at run time")
+        if "${!" in w.text:
+            return _no("indirect expansion ${!…} prints any variable")
         unsafe = [v for v in w.vars if v not in PRINT_SAFE_VARS]
         if unsafe:
             return _no(f"prints ${unsafe[0]}, which may hold a secret")
@@ -1198,8 +1198,10 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "b2sum": Spec("hashes files", reads="meta", takes=_fs("-l", "--length")),
     "cksum": Spec("checksums files", reads="meta"),
     "sum": Spec("checksums files", reads="meta"),
-    "test": Spec("evaluates a condition", reads="meta", operands="strings"),
-    "[": Spec("evaluates a condition", reads="meta", operands="strings"),
+    "test": Spec("evaluates a condition", reads="meta", operands="strings",
+                 veto={"-v": "evaluates an array subscript, which can run commands"}),
+    "[": Spec("evaluates a condition", reads="meta", operands="strings",
+              veto={"-v": "evaluates an array subscript, which can run commands"}),
     "true": Spec("does nothing", reads="none", operands="strings"),
     "false": Spec("does nothing", reads="none", operands="strings"),
     ":": Spec("does nothing", reads="none", operands="strings"),

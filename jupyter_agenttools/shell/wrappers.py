@@ -136,7 +136,7 @@ def _strip_one(name: str, rest: list[Word], out: Unwrapped) -> list[Word] | None
             if v == "--":
                 i += 1
                 break
-            if key in _STDBUF_VALUE:
+            if key in _STDBUF_VALUE or (not v.startswith("--") and v[:2] in _STDBUF_VALUE):
                 i += 1 if ("=" in v or (len(v) > 2 and not v.startswith("--"))) else 2
             else:
                 return None
