@@ -1,0 +1,119 @@
+"""The built-in tools' permission hooks only delegate: Bash → shell.policy, the file tools →
+permission.paths. These tests check the delegation (same answers), not the policies."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agenttools.backends.local import LocalBackend
+from jupyter_agenttools.builtin import Bash, Edit, Glob, Grep, Read, Write, default_tools
+from jupyter_agenttools.permission import paths
+from jupyter_agenttools.permission.types import (PermissionBehavior, PermissionContext,
+                                                 PermissionRule)
+from jupyter_agenttools.shell import policy
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    (tmp_path / "proj" / "src").mkdir(parents=True)
+    return PermissionContext(cwd=str(tmp_path / "proj"), home=str(tmp_path))
+
+
+def test_default_tools_share_one_backend():
+    tools = default_tools()
+    assert [t.name for t in tools] == ["Bash", "Read", "Write", "Edit", "Glob", "Grep"]
+    assert len({id(t.backend) for t in tools}) == 1
+    backend = LocalBackend()
+    assert all(t.backend is backend for t in default_tools(backend))
+
+
+@pytest.mark.parametrize("cls,read_only,safe,arg", [
+    (Bash, False, False, "command"), (Read, True, True, "file_path"),
+    (Write, False, False, "file_path"), (Edit, False, False, "file_path"),
+    (Glob, True, True, "path"), (Grep, True, True, "path"),
+])
+def test_tool_flags(cls, read_only, safe, arg):
+    tool = cls(LocalBackend())
+    assert tool.name == cls.__name__
+    assert (tool.read_only, tool.is_concurrency_safe({}), tool.rule_argument) == \
+        (read_only, safe, arg)
+
+
+FILE_PATHS = ["src/a.py", "/etc/hosts", "~/.ssh/id_rsa", "../outside.txt", ".env", "", None, 5]
+RULES = ["Read(src/**)", "Edit(/etc/**)", "Read(~/.ssh/**)", "Edit(.env)", "Write"]
+
+
+def _same_decision(a, b):
+    return (a.behavior, a.bypass_immune, a.message, [r.text for r in a.suggestions]) == \
+        (b.behavior, b.bypass_immune, b.message, [r.text for r in b.suggestions])
+
+
+@pytest.mark.parametrize("path", FILE_PATHS)
+def test_read_write_edit_delegate_to_paths(ctx, path):
+    read, write, edit = Read(LocalBackend()), Write(LocalBackend()), Edit(LocalBackend())
+    assert read.is_read_only({"file_path": path}) is False  # no context here: step 4 decides
+    assert _same_decision(read.check_permissions({"file_path": path}, ctx),
+                          paths.check_read(path, ctx, "Read"))
+    for tool in (write, edit):
+        assert _same_decision(tool.check_permissions({"file_path": path}, ctx),
+                              paths.check_write(path, ctx, tool.name))
+    for tool in (read, write, edit):
+        assert [r.text for r in tool.suggest_rules({"file_path": path}, ctx)] == \
+            [r.text for r in paths.suggest_path_rules(tool.name, path, ctx)]
+        for text in RULES:
+            for behavior in ("allow", "deny"):
+                rule = PermissionRule.parse(text, behavior)
+                assert tool.match_rule(rule, {"file_path": path}, ctx) == \
+                    paths.match_path_rule(rule, path, ctx)
+
+
+def test_read_inside_the_working_directory_is_allowed_by_its_check(ctx):
+    decision = Read(LocalBackend()).check_permissions({"file_path": "src/a.py"}, ctx)
+    assert decision.behavior is PermissionBehavior.ALLOW
+
+
+@pytest.mark.parametrize("path", ["src", "/etc", "", None, "~/.aws"])
+def test_grep_delegates_on_its_path(ctx, path):
+    grep = Grep(LocalBackend())
+    tool_input = {"pattern": "x", "path": path}
+    assert _same_decision(grep.check_permissions(tool_input, ctx),
+                          paths.check_read(path, ctx, "Grep"))
+    rule = PermissionRule.parse("Grep(/etc/**)", "deny")
+    assert grep.match_rule(rule, tool_input, ctx) == paths.match_path_rule(rule, path, ctx)
+
+
+@pytest.mark.parametrize("pattern,path", [("**/*.py", None), ("../../*", "src"),
+                                          ("/etc/*.conf", None), ("*", "/etc")])
+def test_glob_checks_the_folder_its_pattern_reaches(ctx, pattern, path):
+    glob = Glob(LocalBackend())
+    tool_input = {"pattern": pattern, "path": path}
+    reach = paths.glob_reach(pattern, path, ctx)
+    assert _same_decision(glob.check_permissions(tool_input, ctx),
+                          paths.check_read(reach, ctx, "Glob"))
+    rule = PermissionRule.parse("Glob(/etc/**)", "deny")
+    assert glob.match_rule(rule, tool_input, ctx) == paths.match_path_rule(rule, reach, ctx)
+
+
+def test_glob_reaching_outside_asks(ctx):
+    decision = Glob(LocalBackend()).check_permissions({"pattern": "../../*"}, ctx)
+    assert decision.behavior is PermissionBehavior.ASK
+
+
+BASH_COMMANDS = ["ls -la", "git status", "rm -rf /tmp/x", "echo $(whoami)", "cat a | grep b",
+                 "git commit -m 'x' && npm test"]
+
+
+@pytest.mark.parametrize("command", BASH_COMMANDS)
+def test_bash_delegates_to_the_shell_policy(ctx, command):
+    bash = Bash(LocalBackend())
+    tool_input = {"command": command}
+    assert bash.is_read_only(tool_input) == policy.bash_is_read_only(command, None)
+    assert _same_decision(bash.check_permissions(tool_input, ctx),
+                          policy.bash_check_permissions(command, ctx))
+    for text in ("Bash(git status:*)", "Bash(ls:*)", "Bash(rm:*)", "Bash"):
+        for behavior in ("allow", "deny"):
+            rule = PermissionRule.parse(text, behavior)
+            assert bash.match_rule(rule, tool_input, ctx) == \
+                policy.bash_match_rule(rule, command, ctx)
+    assert [r.text for r in bash.suggest_rules(tool_input, ctx)] == \
+        [r.text for r in policy.bash_suggest_rules(command, ctx)]
