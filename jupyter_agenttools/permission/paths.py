@@ -156,7 +156,7 @@ def _pattern_glob(pattern: str, context: "PermissionContext") -> str:
         root = context.project_root or context.cwd
         if full.startswith("./"):
             full = full[2:]  # anchored at the root
-        elif "/" not in full:
+        elif "/" not in full and full != "**":
             full = "**/" + full  # no slash: any depth below the root
         full = os.path.abspath(root).rstrip("/") + "/" + full
     segs = [s for s in full.split("/") if s not in ("", ".")]
@@ -360,8 +360,11 @@ def suggest_path_rules(tool_name: str, path: object,
         return []
     is_dir = tool_name in ("Glob", "Grep") and os.path.isdir(canonical)
     directory = canonical if is_dir else os.path.dirname(canonical)
-    root = os.path.realpath(context.project_root or context.cwd)
-    if directory == root or _too_broad(directory, home):
+    # relative suggestions only against a project root: a cwd-relative rule would change
+    # meaning when the session starts elsewhere
+    root = os.path.realpath(context.project_root) if context.project_root else "\x00"
+    # the whole project or cwd is as good as "**": offer the file itself instead
+    if directory in (root, os.path.realpath(context.cwd)) or _too_broad(directory, home):
         if is_dir:
             return []
         # the exact file: "./name" when it sits below the root, else absolute

@@ -243,3 +243,20 @@ def test_suggestion_escapes_glob_characters(tree):
     assert match_path_rule(r, path, context(tree))
     assert not path_matches(r.specifier, str(tree / "outside" / "wid" / "f.txt"),
                             context(tree), broad=False)
+
+
+def test_without_project_root_suggestions_are_absolute(tree):
+    c = PermissionContext(cwd=str(tree / "proj"), home=str(tree / "home"))
+    assert [r.text for r in suggest_path_rules("Edit", "src/a.py", c)] == \
+        [f"Edit({tree}/proj/src/**)"]
+
+
+def test_double_star_covers_the_root_itself(tree):
+    assert match_path_rule(rule("Grep(**)"), None, context(tree))
+    assert match_path_rule(rule("Grep(**)"), "src", context(tree))
+    assert not match_path_rule(rule("Grep(**)"), "..", context(tree))
+
+
+def test_a_file_in_the_cwd_is_suggested_alone(tree):
+    c = PermissionContext(cwd=str(tree / "proj"), home=str(tree / "home"))
+    assert [r.text for r in suggest_path_rules("Edit", "a.py", c)] == [f"Edit({tree}/proj/a.py)"]
