@@ -13,6 +13,7 @@ propagates.
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from .settings import SettingsStore
 
 __all__ = ["PermissionEngine", "Middleware", "ToolResolver"]
+
+log = logging.getLogger(__name__)
 
 Next = Callable[["Tool", Mapping[str, Any], PermissionContext], PermissionDecision]
 Middleware = Callable[["Tool", Mapping[str, Any], PermissionContext, Next], PermissionDecision]
@@ -142,6 +145,7 @@ class PermissionEngine:
 
             audit = AuditLog(audit)
         self.audit = audit
+        self._audit_failed = False
         self.session = session or uuid.uuid4().hex[:12]
         self._mode: PermissionMode | None = None if mode is None else PermissionMode.parse(mode)
         if context is None:
@@ -384,8 +388,14 @@ class PermissionEngine:
             summary = tool.input_summary(tool_input)
         except Exception:
             summary = repr(tool_input)[:200]
-        self.audit.record_decision(tool=tool.name, input_summary=summary, decision=decision,
-                                   mode=mode, session=self.session)
+        try:
+            self.audit.record_decision(tool=tool.name, input_summary=summary,
+                                       decision=decision, mode=mode, session=self.session)
+        except OSError as exc:  # the log is a record, not a gate: warn once, decide on
+            if not self._audit_failed:
+                self._audit_failed = True
+                log.warning("cannot write the permission audit log %s: %s",
+                            getattr(self.audit, "path", "?"), exc)
 
     def record_answer(self, tool: "Tool", tool_input: Mapping[str, Any],
                       decision: PermissionDecision, answer: str,
@@ -558,8 +568,7 @@ class PermissionEngine:
                                   rule_source=rule.source if rule is not None else None,
                                   suggestions=suggestions, trace=trace)
 
-    @staticmethod
-    def _suggest(tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
+    def _suggest(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
                  offered: Sequence[Any]) -> list[PermissionRule]:
         try:
             raw = list(offered) or tool.suggest_rules(tool_input, context)
@@ -567,7 +576,12 @@ class PermissionEngine:
             raise
         except Exception:  # no suggestion is better than no decision
             return []
-        return filter_suggestions(raw, tool)
+        suggestions = filter_suggestions(raw, tool)
+        if suggestions and self._index is not None:
+            # a rule already in force (e.g. for one part of a chain) is no news to the person
+            have = {r.text for r in self._index.lookup(ALLOW, tool.name)}
+            suggestions = [r for r in suggestions if r.text not in have]
+        return suggestions
 
     @staticmethod
     def _error(policy: ModePolicy, step: str, exc: Exception, trace: list[TraceStep],

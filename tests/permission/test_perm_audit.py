@@ -110,3 +110,14 @@ def test_concurrent_appends_never_interleave(log):
     assert log.skipped == 0 and len(entries) == 200
     assert {e["input"][:3].rstrip("x") for e in entries} == {f"{t}{i}" for t in "abcd"
                                                              for i in range(50)}
+
+
+def test_an_unwritable_log_warns_once_and_decisions_go_on(tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    engine = PermissionEngine(audit=AuditLog(blocker / "audit.jsonl"),
+                              rules={"deny": ["Judge(x)"]})
+    with caplog.at_level("WARNING"):
+        assert engine.decide(Judge(), {"text": "x"}).behavior.value == "deny"
+        assert engine.decide(Judge(), {"text": "x"}).behavior.value == "deny"
+    assert len([r for r in caplog.records if "audit log" in r.getMessage()]) == 1

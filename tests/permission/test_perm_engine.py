@@ -378,3 +378,15 @@ def test_read_only_hook_gets_the_context_when_it_takes_one():
     assert seen[0].mode is PermissionMode.EXPLORE
     # the plain protocol (input only) keeps working
     assert engine.decide(Judge(), {"text": "x", "read_only": True}).behavior is B.ALLOW
+
+
+def test_suggestions_leave_out_rules_already_in_force():
+    class Chain(Judge):
+        name = "Chain"
+
+        def suggest_rules(self, tool_input, context):
+            return [PermissionRule("Chain", p) for p in tool_input["text"].split(" && ")]
+
+    engine = PermissionEngine(rules={"allow": ["Chain(make)"]})
+    d = engine.decide(Chain(), {"text": "make && deploy"})
+    assert d.behavior is K and [r.text for r in d.suggestions] == ["Chain(deploy)"]
