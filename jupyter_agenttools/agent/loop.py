@@ -143,7 +143,7 @@ class Agent:
                              "asyncio.run(...)") from None
         run = AgentRun(prompt, engine=self.engine, loop=loop)
         self.runs.append(run)
-        run._task = asyncio.ensure_future(self._drive(run))
+        run._attach(asyncio.ensure_future(self._drive(run)))
         return run
 
     async def run(self, prompt: str) -> AgentRun:

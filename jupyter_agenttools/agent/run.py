@@ -9,12 +9,13 @@ idempotent: the first one wins, later ones return False and change nothing.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import threading
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
 
 from ..errors import AnswerError, ToolArgumentsError
-from .events import TERMINAL_KINDS, AskAnswered, Event
+from .events import TERMINAL_KINDS, AskAnswered, Event, RunCancelled, RunFailed
 
 if TYPE_CHECKING:
     from ..permission.types import PermissionDecision, PermissionRule
@@ -142,14 +143,13 @@ class PendingAsk:
             rule = self.suggestions[0]
         if isinstance(rule, str):
             try:
-                rule = PermissionRule.parse(rule, PermissionBehavior.ALLOW, source="answer")
+                rule = PermissionRule.parse(rule, PermissionBehavior.ALLOW)
             except ValueError as exc:  # RuleSyntaxError
                 raise AnswerError(str(exc)) from None
         if not isinstance(rule, PermissionRule):
             raise AnswerError(f"rule must be a PermissionRule or its text, got {rule!r}")
-        if rule.behavior is not PermissionBehavior.ALLOW:
-            rule = rule.with_(behavior=PermissionBehavior.ALLOW)
-        return rule
+        # an allow rule; where it is kept (settings file or session) becomes its source
+        return rule.with_(behavior=PermissionBehavior.ALLOW, source=None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "call_id": self.call_id, "tool": self.tool, "input": self.input,
@@ -186,18 +186,32 @@ class AgentRun:
         self._listeners: list[Callable[[Event], Any]] = []
         self._tick: asyncio.Future[None] = self._loop.create_future()
         self._task: asyncio.Task[None] | None = None
+        self._outbox: collections.deque[Event] = collections.deque()
+        self._emitting = False
         self.cancel_requested = False
 
     # --- events ------------------------------------------------------------------------------
 
     def emit(self, event: Event) -> None:
-        """Record an event and tell listeners and iterators (loop thread only)."""
-        self.events.append(event)
-        for callback in list(self._listeners):
-            try:
-                callback(event)
-            except Exception:  # a broken UI callback must not break the run
-                log.exception("agent run listener %r failed on %s", callback, event.kind)
+        """Record an event and tell listeners and iterators (loop thread only). An event
+        emitted from inside a listener (an answer given in a callback) is delivered after the
+        current one has reached every listener, so all listeners see the same order."""
+        self._outbox.append(event)
+        if self._emitting:
+            return
+        self._emitting = True
+        try:
+            while self._outbox:
+                current = self._outbox.popleft()
+                self.events.append(current)
+                for callback in list(self._listeners):
+                    try:
+                        callback(current)
+                    except Exception:  # a broken UI callback must not break the run
+                        log.exception("agent run listener %r failed on %s", callback,
+                                      current.kind)
+        finally:
+            self._emitting = False
         tick, self._tick = self._tick, self._loop.create_future()
         if not tick.done():
             tick.set_result(None)
@@ -288,10 +302,30 @@ class AgentRun:
         Raises the run's error if it failed (a developer-oriented exception), and asyncio's
         TimeoutError after ``timeout`` seconds (the run goes on)."""
         if self._task is not None and not self._task.done():
-            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+            done, _ = await asyncio.wait({self._task}, timeout=timeout)
+            if not done:
+                raise asyncio.TimeoutError(f"the run is still {self.state} after {timeout} s")
         if self.state == "failed" and self.error is not None:
             raise self.error
         return self.result
+
+    def _attach(self, task: "asyncio.Task[None]") -> None:
+        self._task = task
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: "asyncio.Task[None]") -> None:
+        # A task cancelled before its first step never ran the loop's own handler.
+        if self.done:
+            return
+        for ask in self._asks:
+            ask.closed = True
+        if task.cancelled():
+            self.state = "cancelled"
+            self.emit(RunCancelled(reason=self._cancel_reason))
+        else:
+            self.error = task.exception() or RuntimeError("the run ended without a result")
+            self.state = "failed"
+            self.emit(RunFailed(error=self.error))
 
     def cancel(self, reason: str = "cancelled by the user") -> bool:
         """Stop the run: running tool calls are cancelled (their processes killed) and open

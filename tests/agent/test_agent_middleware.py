@@ -185,3 +185,54 @@ async def test_max_turns_stops_a_model_that_never_answers():
 
 def test_the_gates_are_named_in_order():
     assert GATES == ("availability", "arguments", "permission", "execution", "finish")
+
+
+async def test_cancel_right_after_start_ends_the_run_cleanly():
+    agent = Agent(ScriptedModel(["never"]), toolkit([]), engine=PermissionEngine())
+    run = await agent.run("go")
+    assert run.cancel() is True  # before the task ran a single step
+    assert await run.wait_done(timeout=10) is None
+    assert run.state == "cancelled" and run.events[-1].kind == "run_cancelled"
+    # the agent is free for the next prompt
+    agent.model = ScriptedModel(["second"])
+    assert await (await agent.run("again")).wait_done(timeout=10) == "second"
+
+
+async def test_a_listener_may_answer_questions_as_they_come():
+    log: list = []
+
+    def gated(tool, tool_input, context, next):
+        return PermissionDecision.ask("always ask")
+
+    agent = Agent(ScriptedModel([[echo_call("a"), echo_call("b")], "ok"]), toolkit(log),
+                  engine=PermissionEngine(), middlewares=[gated])
+    run = await agent.run("go")
+    heard: list = []
+    run.add_listener(lambda e: e.kind == "ask" and e.ask.answer("allow_once"))
+    run.add_listener(lambda e: heard.append(e.kind))
+    assert await run.wait_done(timeout=10) == "ok"
+    assert sorted(log) == [("echo", "a"), ("echo", "b")]
+    # every listener sees an ask before its answer, whatever the listener order
+    assert heard.index("ask") < heard.index("ask_answered")
+    assert [e.kind for e in run.events] == heard
+
+
+async def test_always_without_settings_files_keeps_the_rule_for_the_session():
+    log: list = []
+
+    def asked(x: int) -> str:
+        """Asked about."""
+        log.append(x)
+        return "ran"
+
+    engine = PermissionEngine()
+    agent = Agent(ScriptedModel([[{"name": "asked", "input": {"x": 1}}], "one",
+                                 [{"name": "asked", "input": {"x": 2}}], "two"]),
+                  Toolkit([FunctionTool(asked)]), engine=engine)
+    run = await agent.run("go")
+    (await run.next_ask(timeout=10)).answer("always")
+    await run.wait_done(timeout=10)
+    assert [(r.text, r.source) for r in engine.rules] == [("asked", "session")]
+    run2 = await agent.run("again")
+    assert await run2.wait_done(timeout=10) == "two" and run2.asks == []
+    assert log == [1, 2]
