@@ -70,7 +70,10 @@ def _describe(exc: BaseException) -> str:
 class MCPServer:
     """One MCP server: ``command``/``args``/``env`` for stdio, or ``url``/``headers`` for
     streamable HTTP. ``call_timeout`` bounds each request; ``trust_read_only_hint=False``
-    treats every tool as mutating whatever the server claims."""
+    treats every tool as mutating whatever the server claims.
+
+    A stdio server gets the SDK's minimal environment (PATH, HOME, …) plus ``env``, not the
+    whole host environment: API keys reach it only when passed on purpose."""
 
     def __init__(
         self,
@@ -143,10 +146,11 @@ class MCPServer:
         try:
             await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
         except asyncio.TimeoutError:
+            tail = self._tail()
             await self.close()
             raise MCPConnectionError(
                 f"MCP server {self.name!r} ({self._where()}) did not finish initialising within "
-                f"{self.connect_timeout} s{self._tail()}") from None
+                f"{self.connect_timeout} s{tail}") from None
         except asyncio.CancelledError:
             await self.close()
             raise

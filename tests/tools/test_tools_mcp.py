@@ -201,7 +201,9 @@ async def test_call_timeout_gives_an_error_result():
     (dict(command=sys.executable,
           args=["-c", "import sys; sys.stderr.write('config missing: key X\\n'); sys.exit(3)"]),
      "config missing: key X"),
-    (dict(command=sys.executable, args=["-c", "import time; time.sleep(30)"],
+    (dict(command=sys.executable,
+          args=["-c", "import sys, time; print('stuck on a prompt', file=sys.stderr, "
+                      "flush=True); time.sleep(30)"],
           connect_timeout=2.0), "did not finish initialising within 2.0 s"),
 ], ids=["no such command", "exits at once", "never answers"])
 async def test_server_that_fails_to_start(kw, error):
@@ -211,6 +213,8 @@ async def test_server_that_fails_to_start(kw, error):
         await Toolkit().add_mcp(server)
     assert error in str(info.value)
     assert "'broken'" in str(info.value)
+    if "time.sleep" in str(kw.get("args")):
+        assert "stuck on a prompt" in str(info.value)  # stderr tail also on a timeout
     assert time.monotonic() - t0 < 20
     assert not server.connected
 
@@ -286,5 +290,6 @@ async def test_streamable_http_round_trip(http_server_url):
 
 async def test_http_server_that_is_not_there():
     server = MCPServer("gone", url=f"http://127.0.0.1:{_free_port()}/mcp", connect_timeout=10)
-    with pytest.raises(MCPConnectionError, match="'gone'"):
+    with pytest.raises(MCPConnectionError, match="'gone'.*failed to start.*ConnectError"):
         await server.connect()
+    assert not server.connected
