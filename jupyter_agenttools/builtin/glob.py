@@ -11,7 +11,7 @@ from .read import FileToolMixin
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
-    from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
+    from ..permission.types import PermissionContext, PermissionDecision
 
 __all__ = ["Glob"]
 
@@ -44,9 +44,12 @@ class Glob(FileToolMixin, Tool):
         self.backend = default_backend(backend)
         self.max_results = max_results
 
-    def _reach(self, tool_input: Mapping[str, Any], context: "PermissionContext") -> Any:
+    def _path_of(self, tool_input: Mapping[str, Any],
+                 context: "PermissionContext | None" = None) -> Any:
         # Checks and rules see the folder the pattern can reach (``../*`` or ``/etc/*`` leave
         # ``path``); an unusable pattern falls back to ``path`` (whose check then asks).
+        if context is None:
+            return tool_input.get("path")
         from ..permission.paths import glob_reach
 
         try:
@@ -58,19 +61,7 @@ class Glob(FileToolMixin, Tool):
                           context: "PermissionContext") -> "PermissionDecision":
         from ..permission.paths import check_read
 
-        return check_read(self._reach(tool_input, context), context, self.name)
-
-    def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
-                   context: "PermissionContext") -> bool:
-        from ..permission.paths import match_path_rule
-
-        return bool(match_path_rule(rule, self._reach(tool_input, context), context))
-
-    def suggest_rules(self, tool_input: Mapping[str, Any],
-                      context: "PermissionContext") -> list["PermissionRule"]:
-        from ..permission.paths import suggest_path_rules
-
-        return list(suggest_path_rules(self.name, self._reach(tool_input, context), context))
+        return check_read(self._path_of(tool_input, context), context, self.name)
 
     async def call(self, pattern: str, path: str | None = None) -> ToolChunk:
         b = self.backend

@@ -41,32 +41,37 @@ def looks_binary(head: bytes) -> bool:
 
 
 class FileToolMixin:
-    """Permission hooks shared by the file tools: they delegate to permission.paths.
-
-    ``is_read_only`` is False on purpose: it gets no context, so it cannot tell a path inside
-    the working directories from a secret elsewhere; the engine goes on to
-    ``check_permissions``, where ``check_read`` allows reads inside the working directories."""
+    """Permission hooks shared by the file tools: they delegate to permission.paths."""
 
     name: str
     rule_argument: str | None
 
-    def _path_of(self, tool_input: Mapping[str, Any]) -> Any:
+    def _path_of(self, tool_input: Mapping[str, Any],
+                 context: "PermissionContext | None" = None) -> Any:
         return tool_input.get(self.rule_argument or "file_path")
 
-    def is_read_only(self, tool_input: Mapping[str, Any] | None = None) -> bool:
-        return False
+    def is_read_only(self, tool_input: Mapping[str, Any] | None = None,
+                     context: "PermissionContext | None" = None) -> bool:
+        """Write/Edit: never. Read/Glob/Grep: only with a context (the engine passes it), for a
+        non-secret path inside the working directories; without one, False, and the engine's
+        step 4 (``check_permissions`` → ``check_read``) decides."""
+        if not self.read_only or context is None:  # type: ignore[attr-defined]
+            return False
+        from ..permission.paths import read_is_fast_path_safe
+
+        return bool(read_is_fast_path_safe(self._path_of(tool_input or {}, context), context))
 
     def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
                    context: "PermissionContext") -> bool:
         from ..permission.paths import match_path_rule
 
-        return bool(match_path_rule(rule, self._path_of(tool_input), context))
+        return bool(match_path_rule(rule, self._path_of(tool_input, context), context))
 
     def suggest_rules(self, tool_input: Mapping[str, Any],
                       context: "PermissionContext") -> list["PermissionRule"]:
         from ..permission.paths import suggest_path_rules
 
-        return list(suggest_path_rules(self.name, self._path_of(tool_input), context))
+        return list(suggest_path_rules(self.name, self._path_of(tool_input, context), context))
 
 
 class Read(FileToolMixin, Tool):

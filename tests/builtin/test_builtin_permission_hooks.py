@@ -51,7 +51,11 @@ def _same_decision(a, b):
 @pytest.mark.parametrize("path", FILE_PATHS)
 def test_read_write_edit_delegate_to_paths(ctx, path):
     read, write, edit = Read(LocalBackend()), Write(LocalBackend()), Edit(LocalBackend())
-    assert read.is_read_only({"file_path": path}) is False  # no context here: step 4 decides
+    assert read.is_read_only({"file_path": path}) is False  # no context: step 4 decides
+    assert read.is_read_only({"file_path": path}, context=ctx) == \
+        paths.read_is_fast_path_safe(path, ctx)
+    for tool in (write, edit):
+        assert tool.is_read_only({"file_path": path}, context=ctx) is False
     assert _same_decision(read.check_permissions({"file_path": path}, ctx),
                           paths.check_read(path, ctx, "Read"))
     for tool in (write, edit):
@@ -70,6 +74,19 @@ def test_read_write_edit_delegate_to_paths(ctx, path):
 def test_read_inside_the_working_directory_is_allowed_by_its_check(ctx):
     decision = Read(LocalBackend()).check_permissions({"file_path": "src/a.py"}, ctx)
     assert decision.behavior is PermissionBehavior.ALLOW
+    assert Read(LocalBackend()).is_read_only({"file_path": "src/a.py"}, context=ctx) is True
+
+
+@pytest.mark.parametrize("mode,tool_input,expected", [
+    ("explore", {"file_path": "src/a.py"}, "allow"),  # the read-only fast path with context
+    ("explore", {"file_path": "/etc/hosts"}, "deny"),  # outside: explore cannot ask
+    ("default", {"file_path": "/etc/hosts"}, "ask"),
+])
+def test_read_through_the_engine(ctx, mode, tool_input, expected):
+    from jupyter_agenttools.permission.engine import PermissionEngine
+
+    engine = PermissionEngine(mode=mode, context=ctx)
+    assert engine.decide(Read(LocalBackend()), tool_input).behavior.value == expected
 
 
 @pytest.mark.parametrize("path", ["src", "/etc", "", None, "~/.aws"])
@@ -78,6 +95,7 @@ def test_grep_delegates_on_its_path(ctx, path):
     tool_input = {"pattern": "x", "path": path}
     assert _same_decision(grep.check_permissions(tool_input, ctx),
                           paths.check_read(path, ctx, "Grep"))
+    assert grep.is_read_only(tool_input, context=ctx) == paths.read_is_fast_path_safe(path, ctx)
     rule = PermissionRule.parse("Grep(/etc/**)", "deny")
     assert grep.match_rule(rule, tool_input, ctx) == paths.match_path_rule(rule, path, ctx)
 
@@ -90,6 +108,9 @@ def test_glob_checks_the_folder_its_pattern_reaches(ctx, pattern, path):
     reach = paths.glob_reach(pattern, path, ctx)
     assert _same_decision(glob.check_permissions(tool_input, ctx),
                           paths.check_read(reach, ctx, "Glob"))
+    assert glob.is_read_only(tool_input, context=ctx) == paths.read_is_fast_path_safe(reach, ctx)
+    assert [r.text for r in glob.suggest_rules(tool_input, ctx)] == \
+        [r.text for r in paths.suggest_path_rules("Glob", reach, ctx)]
     rule = PermissionRule.parse("Glob(/etc/**)", "deny")
     assert glob.match_rule(rule, tool_input, ctx) == paths.match_path_rule(rule, reach, ctx)
 
