@@ -99,6 +99,10 @@ _FILE_CMDS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp"})
 _FORK_BOMB = re.compile(r"(\w+|:)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}\s*;\s*\1")
 _HOME_SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".config/gh", ".kube", ".azure",
                      ".config/gcloud", ".password-store", ".docker")
+_SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/ssl/private", "/root",
+                   "/proc", "/var/lib/docker", "/run/secrets")
+_DEV_READ_OK = frozenset({"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random",
+                          "/dev/stdin", "/dev/fd/0"})
 # Sample names a glob is tested against when it names files whose content is read.
 _SECRET_SAMPLES = (".env", ".env.local", "id_rsa", "id_ed25519", "credentials", "server.pem",
                    "private.key", ".netrc", ".npmrc", ".pypirc", "credentials.json",
@@ -243,6 +247,10 @@ class _Plan:
                     hit = _secret_tree(w, self)
                     if hit:
                         found.append(hit)
+                for w in v.touches:  # names and metadata only: a plain ASK
+                    hit = _secret_word(w, self, precise=True, guess=False)
+                    if hit:
+                        found.append((f"shows {hit[0]}", False))
             self._secrets = found
         return self._secrets
 
@@ -299,7 +307,8 @@ def _write_reason(path: str, home: str) -> str | None:
     return why
 
 
-def _secret_word(w: Word, plan: _Plan, precise: bool) -> tuple[str, bool] | None:
+def _secret_word(w: Word, plan: _Plan, precise: bool,
+                 guess: bool = True) -> tuple[str, bool] | None:
     """Is the file this word names a secret? Globs are tested against typical secret names."""
     from ..permission.sensitive import CREDENTIAL
     v = w.value
@@ -317,6 +326,8 @@ def _secret_word(w: Word, plan: _Plan, precise: bool) -> tuple[str, bool] | None
             hit = _read_verdict(base + "/x", home) or _read_verdict(base, home)
             if hit:
                 return (f"{v}: {hit[1]}", hit[0] == CREDENTIAL)
+            if not guess:
+                continue
             from fnmatch import fnmatchcase
             for sample in _SECRET_SAMPLES:
                 if sample.startswith(".") and not seg.startswith("."):
@@ -329,6 +340,8 @@ def _secret_word(w: Word, plan: _Plan, precise: bool) -> tuple[str, bool] | None
         p = _lexical(v, cwd, home)
         if p is None:
             continue
+        if p.startswith("/dev/") and p not in _DEV_READ_OK:
+            return (f"reads the device {p} (raw disk or memory content)", False)
         paths = [p]
         if precise:
             try:
@@ -363,6 +376,9 @@ def _secret_tree(w: Word, plan: _Plan) -> tuple[str, bool] | None:
                 secret_dir = os.path.join(home, d)
                 if _below(secret_dir, q):
                     return (f"searches {q}, which contains ~/{d}", True)
+            for d in _SYSTEM_SECRETS:
+                if _below(d, q):
+                    return (f"searches {q}, which contains {d}", True)
     return _secret_word(w, plan, precise=True)
 
 

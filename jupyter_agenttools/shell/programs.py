@@ -36,6 +36,7 @@ class Verdict:
     reads: list[Word] = field(default_factory=list)      # files whose content is output
     recursive: list[Word] = field(default_factory=list)  # directories read recursively
     writes: list[Word] = field(default_factory=list)     # files a vetoed form would write
+    touches: list[Word] = field(default_factory=list)    # files whose names/metadata are shown
 
 
 def _no(reason: str, **kw) -> Verdict:
@@ -102,9 +103,11 @@ def scan(words: list[Word], spec: Spec) -> Scan:
         w = words[i]
         v = w.value
         i += 1
+        if w.glob and options and v is not None and v.startswith("-") and not spec.veto:
+            w = Word(w.text, v)  # `--include=*.py`: an option whose value is a pattern
         if v is None or (w.glob and options):
             if w.glob and v is not None:
-                why = _glob_could_be_flag(v, spec) if (spec.veto or spec.takes) else None
+                why = _glob_could_be_flag(v, spec) if spec.veto else None
                 if why:
                     s.veto = why
                     return s
@@ -198,12 +201,15 @@ def _run_spec(spec: Spec, argv: list[Word]) -> Verdict:
                            "it may be a secret")
     reads = list(s.files)
     recursive: list[Word] = []
+    touches: list[Word] = []
     if spec.reads == "content" and spec.operands != "strings":
         reads.extend(ops)
         if spec.recursive and (spec.recursive.intersection(s.flags)
                                or "*" in spec.recursive):
             recursive = list(ops) or [Word(".", ".")]
-    return Verdict(True, spec.reason, reads=reads, recursive=recursive)
+    elif spec.reads == "meta" and spec.operands == "paths":
+        touches = [w for w in ops if w.value is not None]
+    return Verdict(True, spec.reason, reads=reads, recursive=recursive, touches=touches)
 
 
 # --- custom checks -------------------------------------------------------------------------
@@ -489,7 +495,7 @@ def _find(argv: list[Word]) -> Verdict:
             roots.append(w)
         else:
             in_roots = False
-    return Verdict(True, "find lists file names")
+    return Verdict(True, "find lists file names", touches=roots)
 
 
 _GIT_GLOBAL_VETO = {
@@ -507,6 +513,7 @@ _GIT_COMMON_VETO = {
     "-O": "opens files in a pager (runs a program)",
     "--open-files-in-pager": "opens files in a pager (runs a program)",
     "--upload-pack": "runs a program", "--receive-pack": "runs a program",
+    "--exec-path": "changes where git finds its programs",
 }
 _GIT_TAKES = _fs("-n", "--max-count", "--skip", "--since", "--until", "--after", "--before",
                  "--author", "--committer", "--grep", "--format", "--pretty", "-S", "-G",
@@ -533,8 +540,8 @@ _TAG_LIST_FLAGS = frozenset({
     "--format", "--points-at", "--color", "--column", "--no-column", "-i", "--ignore-case",
     "--omit-empty",
 })
-_GIT_SPEC = Spec("", reads="content", veto=_GIT_COMMON_VETO, takes=_GIT_TAKES,
-                 operands="strings")
+_GIT_SPEC = Spec("", reads="content", veto=_GIT_COMMON_VETO, takes=_GIT_TAKES | {"--contents"},
+                 files=_fs("--contents"), operands="strings")
 
 
 def _git(argv: list[Word]) -> Verdict:
@@ -621,14 +628,15 @@ def _git(argv: list[Word]) -> Verdict:
         return Verdict(True, "git grep --no-index reads files",
                        reads=[w for w in s.operands[1:]], recursive=s.operands[1:] or
                        [Word(".", ".")])
-    reads: list[Word] = []
-    if sub in ("diff", "blame", "annotate") or (sub == "grep"):
-        reads = [w for w in s.operands if not (w.value or "").startswith(("HEAD", "@"))]
+    reads: list[Word] = list(s.files)
+    if sub in ("diff", "blame", "annotate", "grep", "log", "show", "whatchanged",
+               "diff-tree", "diff-files", "diff-index", "shortlog"):
+        reads += [w for w in s.operands if not (w.value or "").startswith(("HEAD", "@"))]
     if sub in ("show", "cat-file"):
-        reads = [Word(v.split(":", 1)[1], v.split(":", 1)[1]) for v in ops if ":" in v
+        reads += [Word(v.split(":", 1)[1], v.split(":", 1)[1]) for v in ops if ":" in v
                  and v.split(":", 1)[1]]
-    if sub == "grep":
-        reads = reads[1:] if not ({"-e", "-f"} & set(s.flags)) else reads
+    if sub == "grep" and not ({"-e", "-f"} & set(s.flags)):
+        reads = [w for w in reads if w is not (s.operands[0] if s.operands else None)]
     return Verdict(True, f"git {sub} only reads the repository", reads=reads)
 
 
@@ -852,11 +860,12 @@ def sed_analysis(argv: list[Word]) -> tuple[str | None, bool, list[Word], list[W
     clean: list[Word] = []
     for w in words:
         v = w.value
-        if v is not None and (v.startswith("--in-place") or (
+        if v is not None and ((v.startswith("--i") and "--in-place".startswith(
+                v.split("=", 1)[0])) or v.startswith("--in-place") or (
                 v.startswith("-") and not v.startswith("--") and "i" in v[1:].split("e")[0]
                 .split("f")[0].split("l")[0])):
             in_place = True
-            if v.startswith("--in-place"):
+            if v.startswith("--"):
                 continue
             # drop the i (and its suffix) from the bundle
             head = v[1:v.index("i") + 1]
@@ -935,7 +944,7 @@ def _sed(argv: list[Word]) -> Verdict:
 # --- awk -------------------------------------------------------------------------------------
 
 _AWK_BAD = re.compile(r"\bsystem\s*\(|\bENVIRON\b|\bPROCINFO\b|@load|@include|\|&|"
-                      r"\bgetline\s*<")
+                      r"\bgetline\b[^;|}\n]*<")
 
 
 def awk_program_problem(prog: str) -> str | None:
@@ -1106,12 +1115,13 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "grep": _GREP, "egrep": _GREP, "fgrep": _GREP,
     "rg": _rg,
     "sort": Spec("sorts lines", veto={"-o": "writes the output file",
+                                      "--files0-from": "reads the names of the files to "
+                                                       "read from a file",
                                       "--output": "writes the output file",
                                       "--compress-program": "runs a program"},
                  takes=_fs("-k", "--key", "-t", "--field-separator", "-S", "--buffer-size",
-                           "-T", "--temporary-directory", "--parallel", "--files0-from",
-                           "--batch-size", "--random-source"),
-                 files=_fs("--files0-from", "--random-source")),
+                           "-T", "--temporary-directory", "--parallel",
+                           "--batch-size", "--random-source")),
     "uniq": Spec("filters repeated lines", max_operands=1,
                  takes=_fs("-f", "--skip-fields", "-s", "--skip-chars", "-w",
                            "--check-chars")),
@@ -1231,7 +1241,8 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "arch": Spec("prints the architecture", reads="none"),
     "nproc": Spec("prints the number of CPUs", reads="none"),
     "uptime": Spec("prints the uptime", reads="none"),
-    "free": Spec("prints memory usage", reads="none", takes=_fs("-s", "-c")),
+    "free": Spec("prints memory usage", reads="none",
+                 veto={"-s": "repeats forever", "--seconds": "repeats forever"}),
     "tty": Spec("prints the terminal", reads="none"),
     "locale": Spec("prints locale settings", reads="none", operands="strings"),
     "lscpu": Spec("prints CPU information", reads="none"),

@@ -28,7 +28,7 @@ TRANSPARENT = ("time", "nice", "nohup", "timeout", "stdbuf", "env", "command", "
                "exec")
 
 # A program given by absolute path in these directories is the system program of that name.
-SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/")
+SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/")
 
 _TIMEOUT_VALUE = frozenset({"-s", "--signal", "-k", "--kill-after"})
 _TIMEOUT_FLAGS = frozenset({"--preserve-status", "--foreground", "-v", "--verbose"})
