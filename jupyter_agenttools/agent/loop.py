@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import itertools
 import json
 import os
 from typing import Any, AsyncIterator, Callable, Sequence
@@ -40,7 +39,7 @@ from ..tools.base import ToolChunk, ToolResponse, ToolResultState
 from . import events as ev
 from .batching import CallState, ToolCall, make_batches, matches_kept_rule
 from .models import ModelTurn, TextDelta, load_model
-from .run import AgentRun, PendingAsk
+from .run import AgentRun, PendingAsk, new_ask_id
 
 __all__ = ["Agent", "DEFAULT_SYSTEM_PROMPT", "result_text"]
 
@@ -115,7 +114,6 @@ class Agent:
         self.middlewares = list(middlewares)
         self.messages: list[dict[str, Any]] = []
         self.runs: list[AgentRun] = []
-        self._ask_ids = itertools.count(1)
         self._round: list[ToolCall] = []
         self._turn_no = 0
 
@@ -318,8 +316,7 @@ class Agent:
                 return  # covered by a question already asked: re-evaluated after its answer
             kept.extend(decision.suggestions or [])
         call.state = CallState.ASKING
-        ask = PendingAsk(run, f"ask-{next(self._ask_ids)}", call.id, tool, call.input or {},
-                         decision)
+        ask = PendingAsk(run, new_ask_id(), call.id, tool, call.input or {}, decision)
         call.ask = ask
         run._add_ask(ask)
         run.emit(ev.AskEvent(ask=ask))

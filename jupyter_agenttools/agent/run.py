@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import itertools
 import logging
 import threading
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
@@ -26,6 +27,12 @@ __all__ = ["AgentRun", "PendingAsk", "CHOICES", "RUN_STATES"]
 log = logging.getLogger(__name__)
 
 CHOICES = ("allow_once", "always", "deny")
+_ASK_IDS = itertools.count(1)  # process-wide: ids stay unique across agents and runs
+
+
+def new_ask_id() -> str:
+    """A short id for a question, unique in this process ("ask-7"), for %agent answer."""
+    return f"ask-{next(_ASK_IDS)}"
 RUN_STATES = ("running", "waiting", "done", "failed", "cancelled")
 
 
