@@ -18,9 +18,15 @@ import os
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
-from ..errors import DeveloperOrientedException, RuleExampleError, SettingsError
+from ..errors import DeveloperOrientedException, SettingsError
 from .modes import MODE_TABLE, ModePolicy
-from .rules import filter_suggestions, is_mcp_server_rule, rule_matches, validate_examples
+from .rules import (
+    filter_suggestions,
+    is_mcp_server_rule,
+    load_rule,
+    rule_matches,
+    validate_examples,
+)
 from .types import (
     STEPS,
     PermissionBehavior,
@@ -170,8 +176,6 @@ class PermissionEngine:
 
     @staticmethod
     def _coerce_rules(rules: Any) -> list[PermissionRule]:
-        from .rules import load_rule
-
         if isinstance(rules, Mapping):
             unknown = set(rules) - {"allow", "ask", "deny"}
             if unknown:
