@@ -287,7 +287,8 @@ class PermissionEngine:
         if isinstance(rule, str):
             rule = PermissionRule.parse(rule)
         if layer is None:
-            rule = rule if rule.source else rule.with_(source="session")
+            if rule.source != "session":  # e.g. "suggested": now it is this session's rule
+                rule = rule.with_(source="session")
             self._check_known(rule)
             if all(_rule_key(rule) != _rule_key(r) for r in self._session_rules):
                 self._session_rules.append(rule)

@@ -306,6 +306,10 @@ def test_session_rules_add_and_remove():
     assert [r.text for r in engine.rules] == ["Judge(a)"]
     d = engine.decide(Judge(), {"text": "a"})
     assert (d.behavior, d.rule_source) == (A, "session")
+    suggested = engine.decide(Judge(), {"text": "mk"}).suggestions[0]
+    assert suggested.source == "suggested"
+    assert engine.add_rule(suggested).source == "session"  # "Always allow", session only
+    assert engine.decide(Judge(), {"text": "mk"}).rule_source == "session"
     assert engine.remove_rule("Judge(a)") is True
     assert engine.remove_rule("Judge(a)") is False
     assert engine.decide(Judge(), {"text": "a"}).behavior is K
