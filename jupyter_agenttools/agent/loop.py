@@ -18,7 +18,6 @@ Middlewares (``middlewares=``) hook in at two places:
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import json
 import os
@@ -207,7 +206,7 @@ class Agent:
 
     async def _model_turn(self, run: AgentRun, turn_no: int) -> ModelTurn:
         messages = [{"role": "system", "content": self._system_text()}]
-        messages += copy.deepcopy(self.messages)
+        messages += [_copy_message(m) for m in self.messages]
         turn: ModelTurn | None = None
         async for item in self.model.stream(messages, self.toolkit.schemas()):
             if isinstance(item, TextDelta):
@@ -402,6 +401,16 @@ class Agent:
             if call.state != CallState.FINISHED:
                 self._finish(run, call, ToolResponse.error(text, state=state))
         self._write_round()
+
+
+def _copy_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy a model may not spoil the history through (cheaper than deepcopy: the history
+    grows every turn)."""
+    out = dict(message)
+    if "tool_calls" in out:
+        out["tool_calls"] = [dict(c, function=dict(c.get("function") or {}))
+                             for c in out["tool_calls"]]
+    return out
 
 
 async def _gather(coros: list[Any]) -> None:
