@@ -87,12 +87,15 @@ def _prepare(tool: Any, *, mode: Any, rules: Any, cwd: Any, working_directories:
 
     if isinstance(tool, str):
         tool = _load_tool(tool)
-    engine, t = prepare(tool, mode=mode, rules=rules, cwd=cwd,
+    engine, t = prepare(tool, mode=mode or "default", rules=rules, cwd=cwd,
                         working_directories=working_directories or ())
     if project is not None:
         from .permission.settings import SettingsStore
 
         engine.settings = SettingsStore(project)
+        engine.context = engine.context.with_(project_root=str(engine.settings.project_root))
+        if mode is None:  # no --mode: the project's settings decide
+            engine.mode = None
     return engine, t
 
 
@@ -377,7 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Decide one call (a Bash command after --, or --tool/--input)"
                                    " or every line of a JSONL file. One argument after -- is a "
                                    "shell command line; several are an argv (quoted for you).")
-    c.add_argument("--mode", default="default", choices=_MODES)
+    c.add_argument("--mode", choices=_MODES,
+                   help="default: the project's mode with --project, else default")
     c.add_argument("--allow", action="append", metavar="RULE")
     c.add_argument("--ask", action="append", metavar="RULE")
     c.add_argument("--deny", action="append", metavar="RULE")

@@ -194,3 +194,21 @@ def test_console_script_entry_point_is_main():
 
     assert callable(cli.main)
     assert cli.main(["check", "--tool", "NoSuch", "--input", "{}"]) == 2
+
+
+def test_check_with_project_settings(tmp_path):
+    env = {"AGENTTOOLS_USER_DIR": str(tmp_path / "user"),
+           "AGENTTOOLS_MANAGED_SETTINGS": str(tmp_path / "managed.json")}
+    agent_dir = tmp_path / ".agenttools"
+    agent_dir.mkdir()
+    (agent_dir / "settings.json").write_text(json.dumps(
+        {"permissions": {"mode": "dont_ask", "allow": ["Judge(ok)"]}}))
+    args = ["check", "--project", str(tmp_path), "--json", "--tool", "perm_tools:Judge"]
+    d = json.loads(run(*args, "--input", '{"text": "ok"}', env=env).stdout)
+    assert (d["behavior"], d["mode"], d["rule_source"]) == (
+        "allow", "dont_ask", str(agent_dir / "settings.json"))
+    d = json.loads(run(*args, "--input", '{"text": "other"}', env=env).stdout)
+    assert (d["behavior"], d["mode"]) == ("deny", "dont_ask")
+    d = json.loads(run(*args, "--mode", "bypass", "--input", '{"text": "other"}',
+                       env=env).stdout)
+    assert (d["behavior"], d["mode"]) == ("allow", "bypass")
