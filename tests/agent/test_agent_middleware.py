@@ -236,3 +236,38 @@ async def test_always_without_settings_files_keeps_the_rule_for_the_session():
     run2 = await agent.run("again")
     assert await run2.wait_done(timeout=10) == "two" and run2.asks == []
     assert log == [1, 2]
+
+
+async def test_every_event_serialises_to_json():
+    import json
+
+    def gated(tool, tool_input, context, next):
+        return PermissionDecision.ask("ask me")
+
+    agent = Agent(ScriptedModel([[echo_call("a")], "ok then"]), toolkit([]),
+                  engine=PermissionEngine(), middlewares=[gated])
+    run = await agent.run("go")
+    (await run.next_ask(timeout=10)).answer("deny", message="no")
+    await run.wait_done(timeout=10)
+    dumped = [json.loads(json.dumps(e.to_dict())) for e in run.events]
+    assert [d["kind"] for d in dumped] == [e.kind for e in run.events]
+    ask = next(d for d in dumped if d["kind"] == "ask")["ask"]
+    assert ask["tool"] == "echo" and ask["input"] == {"text": "a"} and ask["answered"]
+    result = next(d for d in dumped if d["kind"] == "tool_result")
+    assert result["response"]["state"] == "denied"
+
+
+async def test_a_callable_script_decides_every_turn():
+    def brain(messages, tools):
+        results = [m for m in messages if m["role"] == "tool"]
+        if not results:
+            return [echo_call("ping")]
+        if len(results) == 1:
+            return {"text": "again", "tool_calls": [echo_call(results[0]["content"])]}
+        return None  # stop
+
+    log: list = []
+    agent = Agent(ScriptedModel(brain), toolkit(log), engine=PermissionEngine())
+    run = await finish(agent)
+    assert log == [("echo", "ping"), ("echo", "echo: ping")]
+    assert "no turn left" in run.result
