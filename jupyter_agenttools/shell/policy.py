@@ -658,8 +658,9 @@ def _exfiltration(plan: _Plan) -> str | None:
                f"{secrets[0][0]}"
     for c in cmds:
         why = secret_printer(c.argv)
-        if why:
-            return f"{why}, with {net[0].name} in the same command"
+        others = [n for n in net if n is not c]
+        if why and others:
+            return f"{why}, with {others[0].name} in the same command"
     for c in net:
         vals = [w.value for w in c.argv]
         skip = False
@@ -676,6 +677,10 @@ def _exfiltration(plan: _Plan) -> str | None:
             cands = [v.lstrip("@<"), v]
             if "=@" in v or "=<" in v:
                 cands.insert(0, re.split(r"=[@<]", v, maxsplit=1)[1])
+            elif v.startswith("-") and "=" in v:
+                cands.insert(0, v.split("=", 1)[1].lstrip("@<"))
+            elif v.startswith("-") and "@" in v:
+                cands.insert(0, v.split("@", 1)[1])
             for cand in cands:
                 if not cand or cand.startswith("-") or "://" in cand:
                     continue
