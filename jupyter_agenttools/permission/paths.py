@@ -92,14 +92,20 @@ def _home(home: object) -> str:
     return os.path.expanduser("~")
 
 
-def _expand(path: str, cwd: str, home: str) -> str:
+def _absolute(path: str, cwd: str, home: str) -> str:
+    """``~`` expanded and joined to ``cwd``, *not* normalised: ``link/..`` must stay for
+    realpath, which (like the kernel) resolves ``link`` before applying ``..``."""
     if path == "~" or path.startswith("~/"):
         path = home.rstrip("/") + path[1:]
     elif path.startswith("~"):
         path = os.path.expanduser(path)  # ~user; stays a relative name if there is no such user
     if not path.startswith("/"):
         path = os.path.join(os.path.abspath(cwd), path)
-    path = os.path.normpath(path)
+    return path
+
+
+def _lexical(absolute: str) -> str:
+    path = os.path.normpath(absolute)
     if path.startswith("//"):  # POSIX normpath keeps exactly two leading slashes
         path = "/" + path.lstrip("/")
     return path
@@ -107,30 +113,37 @@ def _expand(path: str, cwd: str, home: str) -> str:
 
 def lexical_path(path: object, cwd: str, home: str | None = None) -> str:
     """``path`` absolute and normalised (``~``, relative, ``..``, ``//``) without resolving
-    symlinks. Raises ValueError like :func:`canonicalize`."""
-    return _expand(_check_text(path), _check_text(cwd, "working directory"), _home(home))
+    symlinks — the spelling, not necessarily the file (``link/..`` is not the cwd when ``link``
+    is a symlink). Raises ValueError like :func:`canonicalize`."""
+    return _lexical(_absolute(_check_text(path), _check_text(cwd, "working directory"),
+                              _home(home)))
 
 
 def canonicalize(path: object, cwd: str, home: str | None = None) -> str:
-    """The canonical absolute form of ``path``: ``~`` expanded, relative to ``cwd``, ``..`` and
-    ``//`` normalised, symlinks resolved (also for a path that does not exist yet).
+    """The canonical absolute form of ``path``: ``~`` expanded, relative to ``cwd``, symlinks
+    resolved and ``..`` applied the way the kernel does (after resolving what precedes it), also
+    for a path that does not exist yet; ``//`` normalised.
 
     Raises ValueError with a clear message for a non-string, an empty string, a NUL character or
     a lone surrogate; callers turn that into an ASK/DENY decision.
     """
-    lexical = lexical_path(path, cwd, home)
+    return _both_forms(path, cwd, home)[0]
+
+
+def _both_forms(path: object, cwd: str, home: object) -> tuple[str, str]:
+    absolute = _absolute(_check_text(path), _check_text(cwd, "working directory"), _home(home))
     try:
-        return os.path.realpath(lexical)
+        canonical = os.path.realpath(absolute)
     except (OSError, ValueError) as exc:  # pragma: no cover - realpath is non-strict
         raise ValueError(f"cannot resolve the path {path!r}: {exc}") from None
+    return canonical, _lexical(absolute)
 
 
 def _both(path: object, context: "PermissionContext") -> tuple[str, str]:
     """(canonical, lexical) forms of a tool's path; None/"" means the cwd."""
     if path is None or path == "":
         path = context.cwd
-    lexical = lexical_path(path, context.cwd, context.home)
-    return os.path.realpath(lexical), lexical
+    return _both_forms(path, context.cwd, context.home)
 
 
 # --- patterns ---------------------------------------------------------------------------------
@@ -166,7 +179,7 @@ def _pattern_glob(pattern: str, context: "PermissionContext") -> str:
         k += 1
     if any(s == ".." for s in segs[k:]):
         raise ValueError(f"'..' after a wildcard is not supported in the pattern {pattern!r}")
-    literal = os.path.realpath(os.path.normpath("/" + "/".join(segs[:k])))
+    literal = os.path.realpath("/" + "/".join(segs[:k]))  # ".." after symlinks, as the kernel
     rest = segs[k:]
     if dir_only:
         rest.append("**")
@@ -411,5 +424,6 @@ def glob_reach(pattern: object, path: object, context: "PermissionContext") -> s
     if pattern.startswith("/"):
         target = head or "/"
     else:
-        target = os.path.join(lexical_path(base, context.cwd, context.home), head)
+        target = os.path.join(_absolute(_check_text(base), _check_text(context.cwd),
+                                        _home(context.home)), head)
     return canonicalize(target, context.cwd, context.home)

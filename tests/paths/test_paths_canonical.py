@@ -52,12 +52,15 @@ def ctx(tree):
     ("link/k", "secret/k"),                      # a symlinked directory
     ("link/not-yet/there.txt", "secret/not-yet/there.txt"),  # resolves the existing prefix
     ("innocent.txt", "secret/k"),                # a symlinked file
+    ("link/..", "."),                            # the kernel resolves link before ".."
+    ("link/../other/x", "other/x"),
+    ("src/../link/../proj/a.py", "proj/a.py"),
     ("../other/into_proj/a.py", "proj/src/a.py"),
     ("src/", "proj/src"),
     ("~nosuchuser_zz9/x", "proj/~nosuchuser_zz9/x"),   # unknown ~user: a plain relative name
 ])
 def test_canonicalize_table(tree, raw, expected):
-    want = "/" if expected == "/" else str(tree / expected)
+    want = "/" if expected == "/" else str(tree) if expected == "." else str(tree / expected)
     assert canonicalize(raw, str(tree / "proj"), str(tree / "home")) == want
 
 
@@ -233,6 +236,8 @@ def test_pattern_escapes_via_bracket_class(ctx, tree):
     ("link/k", False),                 # a symlink inside the project pointing out
     ("{t}/other/into_proj/a.py", True),  # a symlink outside pointing in
     ("src/../../secret/k", False),
+    ("link/../proj-evil/x", False),    # link/.. is the parent of /secret, not the project
+    ("link/../proj/a.py", True),
     ("/", False),
     ("a\x00b", False),
     (None, True),                      # Glob/Grep without path: the cwd
@@ -279,6 +284,7 @@ def test_safe_cli_path_refuses_non_paths():
     ("*/../../x*", "src", "proj"),
     ("{t}/secret/*", None, "secret"),
     ("link/*", None, "secret"),
+    ("*", "link/..", "."),                       # the kernel's "..", not the spelling's
     ("a.py", None, "proj"),
 ])
 def test_glob_reach(ctx, tree, pattern, base, reach):
@@ -292,3 +298,28 @@ def test_deny_also_reads_a_leading_slash_as_claude_code_does(ctx, tree):
     assert not path_matches("/src/*.py", "src/a.py", ctx, broad=False)
     # "//x" is only absolute
     assert not path_matches("//src/*.py", "src/a.py", ctx, broad=True)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SEGS = st.lists(st.sampled_from(["..", ".", "", "proj", "link", "secret", "k", "other",
+                                  "into_proj", "src", "a.py", "SECRET", "innocent.txt"]),
+                 min_size=1, max_size=7)
+
+
+@settings(max_examples=400, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(segs=_SEGS, absolute=st.booleans())
+def test_property_deny_follows_the_real_file_and_allow_never_leaves(ctx, tree, segs, absolute):
+    path = ("/" + str(tree) + "/" if absolute else "") + "/".join(segs)
+    if not path:
+        return
+    real = os.path.realpath(os.path.join(ctx.cwd, path))
+    if real == str(tree / "secret") or real.startswith(str(tree / "secret") + "/"):
+        assert path_matches(f"{tree}/secret/**", path, ctx, broad=True)
+        assert path_matches(f"{tree}/secret", path, ctx, broad=True)
+    if path_matches("src/**", path, ctx, broad=False):
+        assert real == str(tree / "proj/src") or real.startswith(str(tree / "proj/src") + "/")
+    if inside_working_dirs(path, ctx):
+        assert real == str(tree / "proj") or real.startswith(str(tree / "proj") + "/")

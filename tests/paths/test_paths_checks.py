@@ -65,6 +65,7 @@ READS = [
     ("../proj-evil/x", ASK, False),
     ("~/notes/todo.md", ASK, False),
     ("src/../../outside/x", ASK, False),
+    ("keys/../notes/todo.md", ASK, False),      # keys → ~/.ssh, so keys/.. is the home
     ("a\x00b", ASK, False),                     # bad input: asks, never allows, never raises
     (5, ASK, False),
     ("\ud800", ASK, False),
@@ -114,6 +115,7 @@ WRITES = [
     ("{t}/outside/d/x.txt", False, False),
     ("out/d/x.txt", False, False),              # through a symlink: outside
     ("../proj-evil/x", False, False),
+    ("keys/../notes/new.md", False, False),     # the kernel's "..": outside, not proj/notes
     (".env", True, True),
     (".env.production", True, True),
     (".git/hooks/pre-commit", True, True),
@@ -260,3 +262,42 @@ def test_double_star_covers_the_root_itself(tree):
 def test_a_file_in_the_cwd_is_suggested_alone(tree):
     c = PermissionContext(cwd=str(tree / "proj"), home=str(tree / "home"))
     assert [r.text for r in suggest_path_rules("Edit", "a.py", c)] == [f"Edit({tree}/proj/a.py)"]
+
+
+# --- fuzz: odd input never raises, never allows something unsafe ------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SEGMENT = st.sampled_from(["..", ".", "", "~", "-rf", ".env", ".ssh", "id_rsa", "src", "a.py",
+                            "link", "*", "**", "[x", "\x00", "\ud800", "ß", " ", "\n"])
+_PATHS = st.one_of(
+    st.text(max_size=40),
+    st.lists(_SEGMENT, max_size=8).map("/".join),
+    st.lists(_SEGMENT, max_size=8).map(lambda s: "/" + "/".join(s)),
+    st.none(), st.integers(), st.binary(max_size=8),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(path=_PATHS, mode=st.sampled_from(MODES))
+def test_fuzz_checks_never_raise_and_never_allow_the_unsafe(tree, path, mode):
+    c = context(tree, mode)
+    d = check_read(path, c)
+    if d.behavior is ALLOW:
+        assert read_is_fast_path_safe(path, c)
+        assert not (isinstance(path, str) and (path == "~" or path.startswith("~/")))
+        canonical = os.path.realpath(os.path.join(c.cwd, path)) if path else c.cwd
+        assert canonical == str(tree / "proj") or canonical.startswith(str(tree / "proj") + "/")
+    w = check_write(path, c)
+    assert w.behavior in (ALLOW, ASK, PASS)
+    if w.behavior is ALLOW:
+        assert mode is PermissionMode.ACCEPT_EDITS
+    for tool in ("Read", "Edit", "Grep"):
+        for r in suggest_path_rules(tool, path, c):
+            assert r.specifier not in OVER_BROAD
+            assert match_path_rule(r, path, c)
+    for text in ("Read(src/**)", "Read(**)", "Read(~/.ssh/*)"):
+        match_path_rule(rule(text, "deny"), path, c)
+        match_path_rule(rule(text, "allow"), path, c)
