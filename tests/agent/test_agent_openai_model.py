@@ -53,12 +53,15 @@ async def collect(model, messages, tools=()):
 
 async def test_streamed_text_is_yielded_in_deltas_and_assembled(server):
     server.script.append({"chunks": text_deltas("Hel", "lo, ", "world")})
-    events = await collect(make_model(server), [{"role": "user", "content": "hi"}])
+    model = make_model(server, temperature=0.2)
+    events = await collect(model, [{"role": "user", "content": "hi"}])
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Hel", "lo, ", "world"]
     turn = events[-1]
     assert isinstance(turn, ModelTurn) and turn.text == "Hello, world" and turn.tool_calls == []
     assert server.requests[0]["stream"] is True
     assert server.requests[0]["model"] == "test-model"
+    assert server.requests[0]["temperature"] == 0.2  # extra params reach every request
+    assert "tools" not in server.requests[0]  # no tools offered: none sent
     assert server.paths[0].endswith("/chat/completions")
 
 
