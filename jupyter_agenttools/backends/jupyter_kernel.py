@@ -66,7 +66,8 @@ def _agt_exec(argv, cwd, env, timeout):
     except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
         code = 126 if isinstance(e, PermissionError) else 127
         msg = "cannot run %r: %s: %s\n" % (list(argv), e.strerror, e.filename or "")
-        _agt_emit({"k": "out", "s": "stderr", "b": _b64.b64encode(msg.encode()).decode()})
+        _agt_emit({"k": "out", "s": "stderr", "n": 0,
+                   "b": _b64.b64encode(msg.encode()).decode()})
         _agt_emit({"k": "exit", "code": code, "timed_out": False})
         return
     _agt_emit({"k": "pid", "pid": p.pid})
@@ -87,10 +88,10 @@ def _agt_exec(argv, cwd, env, timeout):
     for t in threads:
         t.start()
     deadline = None if timeout is None else _tm.monotonic() + timeout
-    open_streams, timed_out = 2, False
+    open_streams, timed_out, seq = 2, False, 0
 
     def drain(until):
-        nonlocal open_streams
+        nonlocal open_streams, seq
         while open_streams:
             wait = until - _tm.monotonic()
             if wait <= 0:
@@ -102,7 +103,8 @@ def _agt_exec(argv, cwd, env, timeout):
             if b is None:
                 open_streams -= 1
             else:
-                _agt_emit({"k": "out", "s": name, "b": _b64.b64encode(b).decode()})
+                _agt_emit({"k": "out", "s": name, "n": seq, "b": _b64.b64encode(b).decode()})
+                seq += 1
 
     try:
         while open_streams:
@@ -130,6 +132,11 @@ def _agt_exec(argv, cwd, env, timeout):
             except OSError:
                 pass
     _agt_emit({"k": "exit", "code": p.returncode, "timed_out": timed_out})
+
+def _agt_read_range(path, offset, size):
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return _b64.b64encode(f.read(size)).decode()
 
 def _agt_read(path, chunk):
     with open(path, "rb") as f:
@@ -171,10 +178,18 @@ def _agt_kill_group(pgid):
     _agt_killpg(pgid, _sig.SIGKILL)
 
 _AGT_OPS.update(write_begin=_agt_write_begin, write_chunk=_agt_write_chunk,
-                write_end=_agt_write_end, kill_group=_agt_kill_group)
+                write_end=_agt_write_end, kill_group=_agt_kill_group,
+                read_range=_agt_read_range)
 
 def _agt_main(req):
-    req = _j.loads(req)
+    try:
+        _agt_run(_j.loads(req))
+    except BaseException as e:  # KeyboardInterrupt included: the host must hear of it
+        _agt_emit({"k": "fail", "error": [type(e).__name__, getattr(e, "errno", None),
+                                          str(e), getattr(e, "filename", None)]})
+    return None
+
+def _agt_run(req):
     kind = req["kind"]
     if kind == "exec":
         _agt_exec(req["argv"], req["cwd"], req["env"], req["timeout"])
@@ -189,14 +204,21 @@ def _agt_main(req):
 '''
 
 
-def _snippet(request: dict[str, Any]) -> str:
-    # The guard installs the helpers in a private namespace the first time (and after restarts).
-    return (
-        "if '__agenttools_backend__' not in globals():\n"
-        "    __agenttools_backend__ = {}\n"
-        f"    exec({_KERNEL_SOURCE!r}, __agenttools_backend__)\n"
-        f"__agenttools_backend__['_agt_main']({json.dumps(request)!r})\n"
-    )
+# The helpers live in a private namespace of the kernel, installed on first use (and again
+# after a restart). Each request travels as a *user expression*, not as cell code: ipykernel
+# hashes every cell's code in pure Python (debugger file names), which made large file
+# transfers crawl; expressions are plain evals. The cell itself only checks the install.
+_NS = "__agenttools_backend__"
+_CHECK_CODE = f"{_NS}['_agt_main']"
+_INSTALL_CODE = f"{_NS} = {{}}\nexec({_KERNEL_SOURCE!r}, {_NS})\n"
+
+
+def _expression(request: dict[str, Any]) -> dict[str, str]:
+    return {"agt": f"{_NS}['_agt_main']({json.dumps(request)!r})"}
+
+
+class _NotInstalled(Exception):
+    pass
 
 
 class _KernelDied(Exception):
@@ -233,8 +255,9 @@ class _ZMQTransport:
         except RuntimeError as exc:
             raise BackendError(f"kernel {self.kernel_name!r} did not become ready: {exc}") from None
 
-    def execute(self, code: str) -> str:
-        return self.kc.execute(code, silent=False, store_history=False, allow_stdin=False)
+    def execute(self, code: str, expressions: dict[str, str]) -> str:
+        return self.kc.execute(code, silent=False, store_history=False, allow_stdin=False,
+                               user_expressions=expressions)
 
     async def next_iopub(self, timeout: float) -> dict[str, Any] | None:
         try:
@@ -384,12 +407,12 @@ class _WSTransport:
         self.ws.write_message(json.dumps(msg))
         return msg_id
 
-    def execute(self, code: str) -> str:
+    def execute(self, code: str, expressions: dict[str, str]) -> str:
         if self._closed:
             raise _KernelDied("the kernel WebSocket is closed")
         return self._send("execute_request", {
-            "code": code, "silent": False, "store_history": False, "user_expressions": {},
-            "allow_stdin": False, "stop_on_error": True})
+            "code": code, "silent": False, "store_history": False,
+            "user_expressions": expressions, "allow_stdin": False, "stop_on_error": True})
 
     async def next_iopub(self, timeout: float) -> dict[str, Any] | None:
         try:
@@ -527,10 +550,24 @@ class JupyterKernelBackend(BackendBase):
     async def _exchange_unlocked(self, request: dict[str, Any], timeout: float | None
                                  ) -> AsyncIterator[dict[str, Any]]:
         """One request, without the lock: yields what the kernel emits for it."""
+        try:
+            async for item in self._run(_CHECK_CODE, _expression(request), timeout):
+                yield item
+            return
+        except _NotInstalled:
+            pass  # nothing was yielded: the check failed before the request ran
+        async for _ in self._run(_INSTALL_CODE, {}, None):
+            pass
+        async for item in self._run(_CHECK_CODE, _expression(request), timeout):
+            yield item
+
+    async def _run(self, code: str, expressions: dict[str, str], timeout: float | None
+                   ) -> AsyncIterator[dict[str, Any]]:
+        """Execute ``code`` + ``expressions``; yield the objects emitted, until idle."""
         t = self._transport
         loop = asyncio.get_running_loop()
         try:
-            msg_id = t.execute(_snippet(request))
+            msg_id = t.execute(code, expressions)
         except _KernelDied as exc:
             self._dead = str(exc)
             raise BackendError(f"the kernel is gone: {exc}; the next call restarts it "
@@ -538,7 +575,7 @@ class JupyterKernelBackend(BackendBase):
         deadline = loop.time() + (OP_TIMEOUT if timeout is None else timeout + TIMEOUT_SLACK)
         interrupted_at: float | None = None
         done = False
-        error: str | None = None
+        error: tuple[str, str] | None = None
         try:
             while True:
                 try:
@@ -564,9 +601,13 @@ class JupyterKernelBackend(BackendBase):
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
                 if mtype == "display_data" and MIME in content.get("data", {}):
-                    yield content["data"][MIME]
+                    item = content["data"][MIME]
+                    if item.get("k") == "fail" and interrupted_at is not None and \
+                            item["error"][0] == "KeyboardInterrupt":
+                        continue  # reported below, with the reason
+                    yield item
                 elif mtype == "error":
-                    error = f"{content.get('ename')}: {content.get('evalue')}"
+                    error = (str(content.get("ename")), str(content.get("evalue")))
                 elif mtype == "status" and content.get("execution_state") == "idle":
                     done = True
                     break
@@ -579,10 +620,12 @@ class JupyterKernelBackend(BackendBase):
                     await asyncio.wait_for(self._wait_idle(msg_id), 10)
             with contextlib.suppress(Exception):
                 await t.drain_shell()
+        if interrupted_at is not None:
+            raise BackendError("the kernel overran its time limit and was interrupted")
         if error is not None:
-            if error.startswith("KeyboardInterrupt") and interrupted_at is not None:
-                raise BackendError("the kernel overran its time limit and was interrupted")
-            raise BackendError(f"the kernel-side helper failed: {error}")
+            if error[0] == "NameError" and _NS in error[1]:
+                raise _NotInstalled()
+            raise BackendError(f"the kernel-side helper failed: {error[0]}: {error[1]}")
 
     async def _wait_idle(self, msg_id: str) -> None:
         while True:
@@ -601,6 +644,8 @@ class JupyterKernelBackend(BackendBase):
         async for item in self._exchange({"kind": "op", "op": op, "args": list(args)}, timeout):
             if item.get("k") == "result":
                 answer = item["v"]
+            elif item.get("k") == "fail":
+                answer = {"error": item["error"]}
         if answer is None:
             raise BackendError(f"the kernel gave no answer to {op}")
         if "error" in answer:
@@ -623,15 +668,24 @@ class JupyterKernelBackend(BackendBase):
                    "timeout": None if timeout is None else float(timeout)}
         final: ExecResult | None = None
         pgid: int | None = None
+        expected = 0
         try:
             async for item in self._exchange(request, timeout if timeout is not None else 1e9):
                 k = item.get("k")
                 if k == "out":
+                    n = int(item.get("n", expected))
+                    if n != expected:
+                        # IOPub is a PUB socket: a slow reader can lose messages. Say so.
+                        yield "stderr", (f"\n[agenttools: {n - expected} output chunk(s) were "
+                                         f"lost between the kernel and this process]\n").encode()
+                    expected = n + 1
                     yield item["s"], base64.b64decode(item["b"])
                 elif k == "pid":
                     pgid = int(item["pid"])
                 elif k == "exit":
                     final = ExecResult(int(item["code"]), timed_out=bool(item["timed_out"]))
+                elif k == "fail":
+                    raise_remote_error(item["error"])
         except BackendError:
             if pgid is not None and final is None and self._dead is not None:
                 # The kernel died under its command: kill the orphaned group on restart.
@@ -650,6 +704,8 @@ class JupyterKernelBackend(BackendBase):
                 data += base64.b64decode(item["b"])
             elif item.get("k") == "result":
                 answer = item["v"]
+            elif item.get("k") == "fail":
+                answer = {"error": item["error"]}
         if answer is None:
             raise BackendError(f"the kernel gave no answer reading {path}")
         if "error" in answer:
@@ -674,9 +730,14 @@ class JupyterKernelBackend(BackendBase):
 
     async def read_stream(self, path: str, chunk_size: int = FILE_CHUNK
                           ) -> AsyncIterator[bytes]:
-        data = await self.read_file(path)
-        for i in range(0, len(data), chunk_size):
-            yield data[i:i + chunk_size]
+        """The file in ranges, one round trip each, so memory stays bounded."""
+        offset = 0
+        while True:
+            block = base64.b64decode(await self._call("read_range", path, offset, chunk_size))
+            if not block:
+                return
+            yield block
+            offset += len(block)
 
     # --- derived operations, run directly in the kernel (no subprocess) ------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -11,7 +12,7 @@ import sys
 import tempfile
 from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
 
-from .base import CHUNK_SIZE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem
+from .base import CHUNK_SIZE, OPS_SOURCE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem
 
 __all__ = ["LocalBackend"]
 
@@ -232,11 +233,7 @@ class LocalBackend(BackendBase):
 
     async def walk(self, root: str, *, max_entries: int = 200_000,
                    skip_dirs: Iterable[str] = (".git", ".hg", ".svn")) -> dict[str, Any]:
-        from .base import OPS_SOURCE
-
-        ns: dict[str, Any] = {}
-        exec(compile(OPS_SOURCE, "<agenttools-ops>", "exec"), ns)  # same code as remote walks
-        return await asyncio.to_thread(ns["_agt_walk"], self._resolve(root), max_entries,
+        return await asyncio.to_thread(_ops()["_agt_walk"], self._resolve(root), max_entries,
                                        list(skip_dirs))
 
     async def delete_path(self, path: str) -> bool:
@@ -251,6 +248,14 @@ class LocalBackend(BackendBase):
 
     async def which(self, program: str) -> str | None:
         return shutil.which(program, path=self._base_env().get("PATH"))
+
+
+@functools.lru_cache(maxsize=1)
+def _ops() -> dict[str, Any]:
+    """The operations program, loaded here too, so local walks are the same code as remote."""
+    ns: dict[str, Any] = {}
+    exec(compile(OPS_SOURCE, "<agenttools-ops>", "exec"), ns)
+    return ns
 
 
 def _killpg(pid: int, sig: int) -> None:
