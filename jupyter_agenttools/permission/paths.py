@@ -386,7 +386,8 @@ def suggest_path_rules(tool_name: str, path: object,
         else:
             spec = _spec(canonical)
     elif _below(directory, root):
-        spec = _spec(os.path.relpath(directory, root))  # "src/**" has a "/": anchored at root
+        rel = os.path.relpath(directory, root)  # "src/**" has a "/": anchored at root
+        spec = _spec("./" + rel if rel.startswith("~") else rel)  # "~x/" is not the home
         spec = spec and spec + "/**"
     else:
         spec = _spec(directory)
