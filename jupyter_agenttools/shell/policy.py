@@ -71,7 +71,7 @@ from .programs import (
 from .wrappers import inner_commands, program_name, unwrap
 
 __all__ = ["bash_is_read_only", "bash_check_permissions", "bash_match_rule",
-           "bash_suggest_rules", "HARMLESS_ENV", "explain"]
+           "bash_match_allow_rules", "bash_suggest_rules", "HARMLESS_ENV", "explain"]
 
 # Assignments that do not change which code runs or what it reads.
 HARMLESS_ENV = frozenset({
@@ -1159,6 +1159,48 @@ def bash_match_rule(rule: PermissionRule, command: object,
         return rule.behavior is not PermissionBehavior.ALLOW
 
 
+def bash_match_allow_rules(rules, command: object,
+                           context: PermissionContext | None = None) -> PermissionRule | None:
+    """Several allow rules together: each sub-command matched by at least one of them (or
+    read-only). Returns the first rule used, or None. Lets ``git add:*`` + ``git commit:*``
+    approve ``git add . && git commit -m x``, which neither approves alone."""
+    try:
+        rules = [r for r in rules if r.behavior is PermissionBehavior.ALLOW]
+        for r in rules:
+            if r.specifier is None:
+                return r
+        if not rules:
+            return None
+        plan = _plan(command, context)
+        a = plan.analysis
+        if a.unanalyzable or a.opaque or not plan.cmds or plan.secrets():
+            return None
+        specs = [(r, _spec_of(r.specifier)) for r in rules]
+        used: PermissionRule | None = None
+        for c in plan.cmds:
+            hit = _allow_hit(c, specs)
+            if hit is None:
+                return None
+            used = used or (hit if hit is not True else None)
+        return used
+    except Exception:
+        return None
+
+
+def _allow_hit(c: _Cmd, specs):
+    """The rule approving one sub-command, True when it needs none, None when none does."""
+    if c.sc.kind == "assignment":
+        return True if all(_harmless(n) for n, _ in c.assignments) else None
+    if all(_harmless(n) for n, _ in c.assignments):
+        vals = [w.value for w in c.raw_argv]
+        for r, spec in specs:
+            if _matches(spec, vals, True):
+                return r
+    if c.verdict.read_only and not secret_printer(c.argv):
+        return True
+    return None
+
+
 def _match(rule: PermissionRule, command: object, context: PermissionContext | None) -> bool:
     allow = rule.behavior is PermissionBehavior.ALLOW
     if rule.specifier is None:
@@ -1176,17 +1218,10 @@ def _match(rule: PermissionRule, command: object, context: PermissionContext | N
             return False
         matched_any = False
         for c in plan.cmds:
-            if c.sc.kind == "assignment":
-                if all(_harmless(n) for n, _ in c.assignments):
-                    continue
+            hit = _allow_hit(c, [(rule, spec)])
+            if hit is None:
                 return False
-            vals = [w.value if not w.glob else w.value for w in c.raw_argv]
-            if all(_harmless(n) for n, _ in c.assignments) and _matches(spec, vals, True):
-                matched_any = True
-                continue
-            if c.verdict.read_only and not secret_printer(c.argv):
-                continue
-            return False
+            matched_any = matched_any or hit is not True
         if not matched_any:
             return False
         return not plan.secrets()

@@ -1,0 +1,101 @@
+"""Hypothesis: random and mutated commands never raise, and a command whose parse has errors
+is never ALLOWed (nor read-only, nor approved by an allow rule)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionRule,
+)
+from jupyter_agenttools.shell.parse import _PARSER, analyze
+from jupyter_agenttools.shell.policy import (
+    bash_check_permissions,
+    bash_is_read_only,
+    bash_match_rule,
+    bash_suggest_rules,
+)
+
+CTX = PermissionContext(cwd=str(Path(__file__).parent), home="/home/fuzz")
+SEEDS = [json.loads(line)["input"]["command"] for line in
+         Path(__file__).with_name("corpus.jsonl").read_text(encoding="utf-8").splitlines()
+         if line.strip()]
+ALLOW_ALL = PermissionRule.parse("Bash(ls:*)", "allow")
+DENY_RM = PermissionRule.parse("Bash(rm:*)", "deny")
+
+SHELL_CHARS = st.sampled_from(list(" \t\n;&|<>()[]{}$`'\"\\*?!#=~-/.,:@%^+0123456789") +
+                              ["\r", "\x00", "\u202e", "\u200b", "$(", "<(", "${", "<<",
+                               "EOF", "&&", "||", "|&", ">>", "2>&1"])
+WORDS = st.sampled_from(["ls", "cat", "rm", "-rf", "/", "~", "echo", "sed", "-i", "git",
+                         "status", "find", ".", "-exec", "-delete", "curl", "sh", "x", "f.txt",
+                         ".env", "~/.ssh/id_rsa", "sudo", "awk", "'{print}'", "xargs", "env"])
+RANDOM = st.lists(st.one_of(SHELL_CHARS, WORDS, st.text(max_size=3)), max_size=30).map("".join)
+
+
+@st.composite
+def mutated(draw) -> str:
+    s = draw(st.sampled_from(SEEDS))
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["insert", "delete", "replace", "cut", "append"]))
+        pos = draw(st.integers(0, len(s)))
+        piece = draw(st.one_of(SHELL_CHARS, WORDS))
+        if op == "insert":
+            s = s[:pos] + piece + s[pos:]
+        elif op == "delete":
+            s = s[:pos] + s[pos + 1:]
+        elif op == "replace":
+            s = s[:pos] + piece + s[pos + 1:]
+        elif op == "cut":
+            s = s[:pos]
+        else:
+            s = s + draw(st.sampled_from([" ", ";", "&&", "|", "&", "\n"])) + piece
+    return s
+
+
+def _has_parse_error(command: str) -> bool:
+    try:
+        data = command.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return _PARSER.parse(data).root_node.has_error
+
+
+def _check(command: str) -> None:
+    a = analyze(command)
+    d = bash_check_permissions(command, CTX)
+    ro = bash_is_read_only(command, CTX)
+    allowed_by_rule = bash_match_rule(ALLOW_ALL, command, CTX)
+    bash_match_rule(DENY_RM, command, CTX)
+    suggestions = bash_suggest_rules(command, CTX)
+    assert isinstance(ro, bool)
+    if _has_parse_error(command) or a.unanalyzable:
+        assert a.unanalyzable
+        assert d.behavior is not PermissionBehavior.ALLOW, command
+        assert d.bypass_immune
+        assert not ro and not allowed_by_rule and suggestions == []
+    if ro:
+        assert d.behavior is PermissionBehavior.ALLOW, (command, d.reason)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(RANDOM)
+def test_random_commands(command: str) -> None:
+    _check(command)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated())
+def test_mutated_corpus_commands(command: str) -> None:
+    _check(command)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.text(max_size=200))
+def test_arbitrary_unicode(command: str) -> None:
+    _check(command)
