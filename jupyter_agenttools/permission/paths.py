@@ -130,8 +130,15 @@ def canonicalize(path: object, cwd: str, home: str | None = None) -> str:
     return _both_forms(path, cwd, home)[0]
 
 
+# The standard streams resolve to the *checking* process's own descriptors (a pipe, a log
+# file…): their canonical form is their name.
+_STREAMS = re.compile(r"/dev/(?:std(?:in|out|err)|fd/[0-9]+)|/proc/self/fd/[0-9]+")
+
+
 def _both_forms(path: object, cwd: str, home: object) -> tuple[str, str]:
     absolute = _absolute(_check_text(path), _check_text(cwd, "working directory"), _home(home))
+    if _STREAMS.fullmatch(absolute):
+        return absolute, absolute
     try:
         canonical = os.path.realpath(absolute)
     except (OSError, ValueError) as exc:  # pragma: no cover - realpath is non-strict

@@ -81,6 +81,9 @@ TABLE: tuple[Entry, ...] = (
     _e("**/.git/**", "a .git directory: hooks and config run code on git commands", write=_W),
     *(_e(f"/dev/{n}", "the null device or a standard stream", write=OK)
       for n in ("null", "zero", "stdout", "stderr", "stdin", "tty", "fd/[012]", "pts/*")),
+    # what realpath makes of /dev/stdout in the *checking* process: a pipe or socket, not a file
+    _e("/proc/*/fd/pipe:*", "a pipe (a standard stream resolved by realpath)", write=OK),
+    _e("/proc/*/fd/socket:*", "a socket (a standard stream resolved by realpath)", write=OK),
     _e("**/.ssh/*.pub", "an SSH public key: fine to read; writing in .ssh changes who can "
        "log in", read=OK, write=_W),
     *(_e(f".env.{t}", "a committed .env template without real values", read=OK, write=OK)
@@ -187,9 +190,9 @@ TABLE: tuple[Entry, ...] = (
     _e("/etc/sudoers.d/**", "who may run what as root", read=_S, write=_W),
     _e("/etc/ssh/ssh_host_*_key", "SSH host private key", read=_C, write=_W),
     _e("/etc/ssl/private/**", "TLS private keys", read=_C, write=_W),
-    _e("/proc/*/environ", "a process environment: API keys live there", read=_C),
-    _e("/proc/*/mem", "a process's memory", read=_C),
-    _e("/proc/*/cmdline", "a process command line may carry tokens", read=_S),
+    _e("/proc/**/environ", "a process environment: API keys live there", read=_C),
+    _e("/proc/**/mem", "a process's memory", read=_C),
+    _e("/proc/**/cmdline", "a process command line may carry tokens", read=_S),
     # --- write-only sensitivity: code that runs later ---------------------------------------
     _e("~/.bashrc", "shell start-up file: runs in every new shell", write=_W),
     _e("~/.bash_profile", "shell start-up file: runs at login", write=_W),

@@ -71,6 +71,13 @@ def test_canonicalize_absolute_and_double_slash(tree):
     assert canonicalize(str(tree / "other/../secret/k"), cwd, home) == str(tree / "secret/k")
 
 
+@pytest.mark.parametrize("stream", ["/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/fd/1",
+                                    "/proc/self/fd/2"])
+def test_standard_streams_keep_their_name(tree, stream):
+    # realpath would give the checking process's own pipe or log file
+    assert canonicalize(stream, str(tree)) == stream
+
+
 def test_canonicalize_symlink_loop_does_not_raise(tree):
     out = canonicalize("loop/x", str(tree / "proj"), str(tree / "home"))
     assert out.startswith(str(tree / "proj"))

@@ -72,6 +72,7 @@ SECRETS = [
     ("/etc/sudoers", S),
     ("/proc/123/environ", C),
     ("/proc/self/environ", C),
+    ("/proc/77/task/78/environ", C),          # what realpath makes of /proc/thread-self
     ("/home/u/.bash_history", S),
     ("/proj/terraform.tfstate", C),
     # ordinary files
@@ -138,6 +139,8 @@ def test_the_secret_table_is_big_enough():
     ("/usr/local/bin/python", True),
     ("/dev/null", False),                     # no false safety ASK on > /dev/null
     ("/dev/stderr", False),
+    ("/proc/4242/fd/pipe:[70459]", False),    # realpath of /dev/stdout in a piped checker
+    ("/proc/4242/fd/3", True),
     ("/proj/src/app.py", False),
     ("/proj/build/out.o", False),
     ("/proj/.gitignore", False),
