@@ -75,6 +75,9 @@ class ToolCallView(_FixedRepr, W.VBox):
         super().__init__([self.title, self.code, self.decision, self.output, self.status])
         self.add_class("agenttools-tool-call")
 
+    def show_question(self, card: W.Widget) -> None:
+        self.children = (self.title, self.code, self.decision, card, self.output, self.status)
+
     def append_output(self, text: str) -> None:
         if text:
             self.output.append_stdout(text)
@@ -258,7 +261,11 @@ class RunPanel(_FixedRepr, W.VBox):
             self.end_text()
             card = QuestionCard(ask, self.settings_file)
             self._cards[key] = card
-            self._append(card)
+            view = self.tool_view(getattr(ask, "call_id", None))
+            if view is not None:  # the question sits with its call, above the call's output
+                view.show_question(card)
+            else:
+                self._append(card)
         return card
 
     @property
@@ -280,6 +287,7 @@ class RunPanel(_FixedRepr, W.VBox):
         self.status.value = f"<b>{html.escape(self._title)}</b>: {html.escape(text)}"
         if final:
             self.cancel_button.disabled = True
+            self.cancel_button.layout.display = "none"
             self.end_text()
 
     # -- following a run ---------------------------------------------------------------------

@@ -107,6 +107,26 @@ def lab(tmp_path: Path):
         log.close()
 
 
+def _settle(page, quiet: float = 3.0, timeout: float = 90) -> None:
+    """Wait until the notebook's kernel is idle and no dialog has shown for ``quiet`` seconds.
+
+    JupyterLab may ask which kernel to start (its session start can race with the page
+    load); the preferred one (Python 3) is accepted."""
+    deadline = time.monotonic() + timeout
+    calm_since = time.monotonic()
+    while time.monotonic() < deadline:
+        accept = page.locator(".jp-Dialog .jp-mod-accept")
+        if accept.count() and accept.first.is_visible():
+            accept.first.click()
+            calm_since = time.monotonic()
+        elif not page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count():
+            calm_since = time.monotonic()
+        elif time.monotonic() - calm_since >= quiet:
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError("the notebook's kernel never settled")
+
+
 def test_allow_once_click_in_jupyterlab(lab):
     from playwright.sync_api import expect, sync_playwright
 
@@ -123,12 +143,11 @@ def test_allow_once_click_in_jupyterlab(lab):
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(f"{base}/lab/tree/approve.ipynb?token={TOKEN}&reset")
             page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
-            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
-                timeout=60_000)
+            _settle(page)
             # Run the cells by command rather than by key press: the first Shift+Enter after
             # the kernel turned idle is sometimes lost (jupyter-feasibility §6).
             page.wait_for_function("() => window.jupyterapp !== undefined", timeout=30_000)
-            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
 
             cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
             allow = cell.locator("button.agenttools-allow_once")
@@ -147,6 +166,9 @@ def test_allow_once_click_in_jupyterlab(lab):
                                                                           timeout=30_000)
             expect(cell.locator(".agenttools-status")).to_contain_text("done", timeout=30_000)
             page.screenshot(path=str(ARTIFACTS / "browser-allow-once.png"))
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "browser-failure.png"))
+            raise
         finally:
             browser.close()
     assert not errors, f"page errors: {errors}"
