@@ -200,7 +200,10 @@ def _compiled(glob: str, broad: bool) -> re.Pattern[str]:
     body = glob_to_regex(glob)
     if broad:
         body += r"(?:/.*)?" if not glob.endswith("/**") else ""
-    return re.compile(body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
+    try:
+        return re.compile(body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
+    except re.error as exc:  # pragma: no cover - glob_to_regex only emits valid regexes
+        raise ValueError(f"the pattern {glob!r} cannot be compiled: {exc}") from None
 
 
 def _regexes(pattern: str, context: "PermissionContext", broad: bool) -> list[re.Pattern[str]]:

@@ -282,9 +282,10 @@ def glob_to_regex(pattern: str) -> str:
                     out[-1] = "(?:/.*)?"
                 else:
                     out.append(".*")
-            else:
-                # "**/": zero or more whole segments
-                out.append("(?:[^/]*/)*" if not out or out[-1] == "/" else "[^/]*/")
+            elif not out or out[-1] == "/":
+                out.append("(?:[^/]*/)*")  # "**/": zero or more whole segments
+            elif out[-1] != "(?:[^/]*/)*":  # (a repeated "**/" adds nothing)
+                out.append("[^/]*/")
             continue
         out.append(_segment_regex(seg))
         if not last:
@@ -319,7 +320,12 @@ def _segment_regex(seg: str) -> str:
                 if neg:
                     body = body[1:]
                 body = "".join(c if c == "-" else re.escape(c) for c in body if c != "/")
-                out.append(f"[{'^/' if neg else ''}{body}]" if body or neg else "(?!)")
+                cls = f"[{'^/' if neg else ''}{body}]" if body or neg else "(?!)"
+                try:
+                    re.compile(cls)
+                except re.error:  # a reversed range such as [z-a]: the text is literal
+                    cls = re.escape(seg[i:j + 1])
+                out.append(cls)
                 i = j
         else:
             out.append(re.escape(c))

@@ -330,3 +330,17 @@ def test_property_deny_follows_the_real_file_and_allow_never_leaves(ctx, tree, s
         assert real == str(tree / "proj/src") or real.startswith(str(tree / "proj/src") + "/")
     if inside_working_dirs(path, ctx):
         assert real == str(tree / "proj") or real.startswith(str(tree / "proj") + "/")
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pattern=st.one_of(st.text(max_size=30),
+                         st.lists(st.sampled_from(["*", "**", "?", "[", "]", "[!a]", "[z-a]",
+                                                   "a", "..", ".", "~", "", "\\", "(", "$"]),
+                                  max_size=8).map("/".join)),
+       broad=st.booleans())
+def test_fuzz_patterns_only_ever_raise_value_error(ctx, pattern, broad):
+    try:
+        path_matches(pattern, "src/a.py", ctx, broad=broad)
+    except ValueError:
+        pass

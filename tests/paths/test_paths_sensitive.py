@@ -220,6 +220,11 @@ def test_every_entry_has_a_reason_and_an_opinion():
     ("/a/[!bc]", "/a/d", True),
     ("/a/[", "/a/[", True),          # unclosed bracket: a literal
     ("/a.b", "/aXb", False),         # regex metacharacters are literal
+    ("/a/**/**/b", "/a/b", True),    # repeated ** adds nothing
+    ("/a/[z-a]", "/a/[z-a]", True),  # a reversed range is literal text, not an error
+    ("/a/[z-a]", "/a/m", False),
+    ("/a/[a-c]", "/a/b", True),
+    ("/a/[]]", "/a/]", True),
 ])
 def test_glob_to_regex(glob, path, expected):
     import re
