@@ -1,0 +1,104 @@
+"""load: what a user waits for before the first agent cell.
+
+What: (a) ``import jupyter_agenttools`` in a fresh ``python -c`` process, wall time, minus the
+median of a bare ``python -c pass`` (interpreter start); (b) ``%load_ext jupyter_agenttools``
+in a fresh IPython kernel started with jupyter_client: the execute round trip of the magic,
+minus the round trip of an empty cell in the same kernel; (c) in the full run, a fresh
+``import jsonschema`` (gate 2 imports it on the first call that parses arguments).
+
+Repetitions: 7 interpreter starts of each kind, 5 fresh kernels, 3 jsonschema imports; the
+median is reported (quick: 2, 1, none).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from _common import REPO, Skip
+
+ABOUT = ("import jupyter_agenttools (fresh process) and %load_ext jupyter_agenttools (fresh "
+         "kernel), median of several")
+
+
+def _python_c(code: str) -> float:
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"python -c {code!r} failed: {proc.stderr.strip()[-300:]}")
+    return wall
+
+
+def _execute(kc, code: str, timeout: float = 60) -> float:
+    start = time.perf_counter()
+    reply = kc.execute_interactive(code, timeout=timeout, output_hook=lambda msg: None)
+    wall = time.perf_counter() - start
+    content = reply["content"]
+    if content.get("status") != "ok":
+        raise RuntimeError(f"{code!r} failed in the kernel: {content.get('ename')}: "
+                           f"{content.get('evalue')}")
+    return wall
+
+
+def _load_ext_once() -> tuple[float, float, float]:
+    """(kernel start to ready, %load_ext round trip, empty-cell round trip) in seconds."""
+    from jupyter_client.manager import KernelManager
+
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    km = KernelManager(kernel_name="python3")
+    start = time.perf_counter()
+    km.start_kernel(env=env, cwd=REPO)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=120)
+        ready = time.perf_counter() - start
+        empty = _execute(kc, "pass")
+        load = _execute(kc, "%load_ext jupyter_agenttools")
+        _execute(kc, "import sys; assert 'jupyter_agenttools' in sys.modules")
+        return ready, load, empty
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def run(quick: bool) -> dict:
+    starts, kernels, schema = (2, 1, 0) if quick else (7, 5, 3)
+    try:
+        import jupyter_client  # noqa: F401
+    except ImportError:
+        raise Skip("jupyter_client is not installed") from None
+    bare = [_python_c("pass") for _ in range(starts)]
+    imp = [_python_c("import jupyter_agenttools") for _ in range(starts)]
+    base = statistics.median(bare)
+    out: dict = {
+        "reps": f"{starts} fresh processes each, {kernels} fresh kernel(s)"
+                + (f", {schema} jsonschema imports" if schema else ""),
+        "python_start_s": round(base, 4),
+        "import_wall_s": round(statistics.median(imp), 4),
+        "import_net_s": round(statistics.median(imp) - base, 4),
+    }
+    runs = [_load_ext_once() for _ in range(kernels)]
+    out["kernel_ready_s"] = round(statistics.median(r[0] for r in runs), 3)
+    out["load_ext_s"] = round(statistics.median(r[1] for r in runs), 4)
+    out["empty_cell_s"] = round(statistics.median(r[2] for r in runs), 4)
+    out["load_ext_net_s"] = round(out["load_ext_s"] - out["empty_cell_s"], 4)
+    if schema:
+        js = [_python_c("import jsonschema") for _ in range(schema)]
+        out["import_jsonschema_net_s"] = round(statistics.median(js) - base, 3)
+    return out
+
+
+def summary(f: dict) -> str:
+    text = (f"import {f['import_net_s'] * 1000:.0f} ms (+{f['python_start_s'] * 1000:.0f} ms "
+            f"interpreter), %load_ext {f['load_ext_net_s'] * 1000:.0f} ms (kernel ready in "
+            f"{f['kernel_ready_s']:.1f} s)")
+    if "import_jsonschema_net_s" in f:
+        text += f"\nfirst gate-2 call pays import jsonschema: {f['import_jsonschema_net_s']:.2f} s"
+    return text
