@@ -166,14 +166,20 @@ class AgentSession:
             kwargs["output_budget"] = self.config.output_budget
         return Agent(**kwargs)
 
-    def _engine_for_mode(self, mode: str) -> Any:
-        """An engine like the session's (same settings, audit, session rules) in another mode."""
+    def _engine_for_mode(self, mode: str | None, *, audit: bool = True) -> Any:
+        """An engine like the session's (same settings files, same session rules) in another
+        mode; without ``audit`` its decisions are not logged (``%agent check`` is a dry run)."""
         from ..permission.engine import PermissionEngine
 
         session_rules = [r for r in self.engine.rules if (r.source or "session") == "session"]
-        return PermissionEngine(mode=mode, rules=session_rules, settings=self.settings,
-                                audit=self.audit, context=self._context(),
-                                tools=self.toolkit.find_tool, session=self.engine.session)
+        return PermissionEngine(mode=mode or str(self.engine.mode), rules=session_rules,
+                                settings=self.settings, audit=self.audit if audit else None,
+                                context=self._context(), tools=self.toolkit.find_tool,
+                                session=self.engine.session)
+
+    def dry_engine(self, mode: str | None = None) -> Any:
+        """The session's engine for decisions that are only shown, not taken."""
+        return self._engine_for_mode(mode, audit=False)
 
     # -- runs --------------------------------------------------------------------------------
     def start_run(self, prompt: str, *, model: Any = None, mode: str | None = None,

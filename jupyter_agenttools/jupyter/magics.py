@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from ..errors import AgentToolsError
@@ -159,7 +159,13 @@ SUBCOMMANDS: dict[str, Callable] = {
 
 
 def _parse(func: Callable, line: str) -> Any:
-    return parse_argstring(func, line)
+    # shell-like quoting: `"Bash(git status:*)"` arrives without its quotes (IPython's own
+    # parse_argstring keeps them)
+    try:
+        argv = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"cannot split the arguments ({exc}): {line!r}") from None
+    return func.parser.parse_args(argv)
 
 
 # --- plain displayable results ----------------------------------------------------------------
@@ -439,18 +445,35 @@ class AgentMagics(Magics):
             s.config.backend = args.kind  # the observer swaps the built-in tools
             s.set_backend(s._make_backend(args.kind))
         elif args.kind == "remote":
-            from ..backends.jupyter_kernel import JupyterKernelBackend
+            self._start_remote(args)
+            return
+        print(f"backend: {type(s.backend).__name__}")
 
+    def _start_remote(self, args: Any) -> None:
+        """Start (or reach) the other kernel in the background; the status line says when the
+        built-in tools run there (``await current_session().ready()`` waits for it)."""
+        from ..backends.jupyter_kernel import JupyterKernelBackend
+        import ipywidgets as W
+
+        s = self.session
+        where = args.url or f"a new {args.kernel_name} kernel"
+        status = W.HTML(f"backend: starting {html.escape(where)}…")
+        display(status)
+
+        async def connect() -> None:
             try:
                 if args.url:
-                    backend = JupyterKernelBackend.connect(args.url, token=args.token,
-                                                           kernel_name=args.kernel_name)
+                    backend = await JupyterKernelBackend.connect(
+                        args.url, token=args.token, kernel_name=args.kernel_name)
                 else:
-                    backend = JupyterKernelBackend.start(kernel_name=args.kernel_name)
+                    backend = await JupyterKernelBackend.start(kernel_name=args.kernel_name)
             except Exception as exc:
-                raise UsageError(f"cannot start the remote backend: {exc}") from None
+                status.value = f"backend: failed: {html.escape(str(exc))}"
+                raise
             s.set_backend(backend)
-        print(f"backend: {type(s.backend).__name__}")
+            status.value = f"backend: {type(backend).__name__} ({html.escape(where)})"
+
+        s.spawn(connect())
 
     def _do_check(self, rest: str) -> DecisionReport:
         opts, command = _split_check(rest)
@@ -464,9 +487,8 @@ class AgentMagics(Magics):
             names = ", ".join(sorted(t.name for t in s.toolkit.tools))
             raise UsageError(f"unknown tool {args.tool!r}; tools: {names}")
         tool_input = _check_input(tool, command)
-        s.refresh_context()
         mode = args.mode or str(s.engine.mode)
-        decision = s.engine.decide(tool, tool_input, mode=mode)
+        decision = s.dry_engine(mode).decide(tool, tool_input)
         return DecisionReport(tool.name, command, mode, decision)
 
     def _do_pending(self, rest: str) -> Table:
