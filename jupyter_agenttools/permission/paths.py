@@ -4,30 +4,32 @@ The tools' permission hooks only delegate here, passing their raw ``tool_input``
 (``file_path`` or ``path``); for Glob/Grep a missing ``path`` (None or "") means the cwd.
 
 Canonical form: ``~`` and ``~/…`` expanded against ``context.home``, ``~user`` through
-``os.path.expanduser``, relative paths joined to ``context.cwd``, ``..`` and ``//`` normalised,
-symlinks resolved with ``os.path.realpath`` (which resolves the existing prefix of a path that
-does not exist yet). A path that cannot be a path (not a string, empty, NUL, a lone surrogate
-the file system cannot encode) raises ``ValueError`` from :func:`canonicalize`; every check
-below turns that into an ASK with the reason — never an exception, never an ALLOW.
+``os.path.expanduser``, relative paths joined to ``context.cwd``, then ``os.path.realpath``,
+which resolves symlinks (also the existing prefix of a path not created yet) and applies ``..``
+*after* resolving what precedes it, as the kernel does (``link/..`` is the parent of the link's
+target, not the cwd). ``/dev/stdout`` and friends keep their name: resolving them would describe
+the checking process's own descriptors. A path that cannot be a path (not a string, empty, NUL,
+a lone surrogate the file system cannot encode) raises ``ValueError`` from :func:`canonicalize`;
+every check below turns that into an ASK with the reason — never an exception, never an ALLOW.
 
 Rule patterns (the specifier of ``Read(…)``, ``Edit(…)``, …) are gitignore-style globs:
 
-- anchors: ``~/x`` home; ``/x`` and ``//x`` absolute (``//`` is accepted for Claude Code
-  settings; deny/ask rules also read ``/x`` as Claude Code does, relative to the project root,
-  so a copied deny rule is never void); ``./x`` or any pattern with a ``/`` inside is relative to the project root (the
-  cwd when there is none); a pattern without ``/`` such as ``*.py`` or ``.env`` matches at any
-  depth below that root; a trailing ``/`` means the directory and everything below;
+- anchors: ``~/x`` home; ``/x`` and ``//x`` absolute (``//`` as in Claude Code settings);
+  ``./x`` or a pattern with a ``/`` inside is relative to the project root (the cwd when there
+  is none); a pattern without ``/`` (``*.py``, ``.env``) matches at any depth below that root;
+  a trailing ``/`` means the directory and everything below;
 - ``*`` and ``?`` stay inside one segment, ``**`` spans segments, ``[…]`` is a class;
-- the pattern is canonicalised like the path: its literal leading directories go through
-  ``realpath`` too, so a rule on a symlinked directory still meets the resolved paths;
-- ``..`` after a wildcard is refused (it would make the glob mean something else).
+- the literal leading directories of a pattern go through ``realpath`` like a path, so a rule
+  on a symlinked directory meets the resolved paths; ``..`` after a wildcard is refused.
 
-The two directions are read differently, each on its safe side:
+Each direction is read on its safe side:
 
 - deny and ask rules (``broad``): a pattern that matches a directory also matches everything
-  below it (gitignore), case is ignored (``/SECRET/k`` on a case-insensitive file system is the
-  same file), and both the resolved path and the unresolved normalised path are tried, so
-  neither ``/tmp/../secret/k``, ``//secret/k`` nor a symlink into or out of ``/secret`` dodges;
+  below it (gitignore), case is ignored (``/SECRET/k`` on a case-insensitive file system is
+  the same file), both the resolved and the unresolved spelling are tried (so
+  ``/tmp/../secret/k``, ``//secret/k`` and symlinks into or out of ``/secret`` don't dodge), and
+  ``/x`` is *also* read as Claude Code means it, relative to the project root, so a copied deny
+  rule is never void;
 - allow rules (``broad=False``): the resolved path itself must match, case-sensitively; ``*``
   stays one level (``Edit(src/*)`` does not allow ``src/a/b.py``; write ``src/**`` for that).
 """
