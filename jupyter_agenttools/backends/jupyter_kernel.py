@@ -13,6 +13,11 @@ raises KeyboardInterrupt in the snippet whose ``finally`` kills the group as wel
 
 A kernel that dies mid-call gives BackendError at once (not a hang); the next call — or an
 explicit ``await backend.restart()`` — restarts (started kernel) or reconnects (server kernel).
+
+Give the backend a kernel of its own (a sandbox kernel): on a kernel shared with a person's
+notebook, its requests queue behind their cells, and it never interrupts work that is not its
+own. Calls on one backend run one at a time. The helpers live in one global of that kernel,
+``__agenttools_backend__``.
 """
 
 from __future__ import annotations
@@ -574,7 +579,7 @@ class JupyterKernelBackend(BackendBase):
                                f"(or call restart())") from None
         deadline = loop.time() + (OP_TIMEOUT if timeout is None else timeout + TIMEOUT_SLACK)
         interrupted_at: float | None = None
-        done = False
+        done = started = False
         error: tuple[str, str] | None = None
         try:
             while True:
@@ -586,7 +591,9 @@ class JupyterKernelBackend(BackendBase):
                     if not await t.alive():
                         raise self._died("the kernel process exited")
                     now = loop.time()
-                    if interrupted_at is None and now > deadline:
+                    # Interrupt only our own work: a request still queued behind someone
+                    # else's cell (a shared kernel) waits instead.
+                    if interrupted_at is None and now > deadline and started:
                         await t.interrupt()
                         interrupted_at = now
                     elif interrupted_at is not None and now > interrupted_at + 10:
@@ -600,6 +607,7 @@ class JupyterKernelBackend(BackendBase):
                     raise self._died(f"the kernel is {content['execution_state']}")
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
+                started = True
                 if mtype == "display_data" and MIME in content.get("data", {}):
                     item = content["data"][MIME]
                     if item.get("k") == "fail" and interrupted_at is not None and \
@@ -613,11 +621,14 @@ class JupyterKernelBackend(BackendBase):
                     break
         finally:
             if not done and self._dead is None:
-                # Cancelled or abandoned: stop the kernel-side work (the snippet's
-                # finally kills the process group) and wait for the kernel to be idle.
-                await t.interrupt()
+                # Cancelled or abandoned: stop the kernel-side work (the snippet's finally
+                # kills the process group) and wait for the kernel to be idle. A request
+                # that has not started yet gets a moment to start, so that the interrupt
+                # hits it and not whatever runs before it.
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(self._wait_idle(msg_id), 10)
+                    if started or await asyncio.wait_for(self._wait_started(msg_id), 5):
+                        await t.interrupt()
+                        await asyncio.wait_for(self._wait_idle(msg_id), 10)
             with contextlib.suppress(Exception):
                 await t.drain_shell()
         if interrupted_at is not None:
@@ -626,6 +637,13 @@ class JupyterKernelBackend(BackendBase):
             if error[0] == "NameError" and _NS in error[1]:
                 raise _NotInstalled()
             raise BackendError(f"the kernel-side helper failed: {error[0]}: {error[1]}")
+
+    async def _wait_started(self, msg_id: str) -> bool:
+        """True once the request runs; False if it is already over (idle)."""
+        while True:
+            msg = await self._transport.next_iopub(POLL)
+            if msg and msg.get("parent_header", {}).get("msg_id") == msg_id:
+                return msg.get("content", {}).get("execution_state") != "idle"
 
     async def _wait_idle(self, msg_id: str) -> None:
         while True:

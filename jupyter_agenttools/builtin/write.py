@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["Write", "require_fresh_read", "short_diff"]
 
 MAX_DIFF_CHARS = 20_000
+MAX_DIFF_INPUT = 1_000_000  # characters; larger files get no diff (difflib is superlinear)
 
 
 def require_fresh_read(backend: "BackendBase", path: str, st: "FileStat", verb: str) -> None:
@@ -33,7 +34,9 @@ def require_fresh_read(backend: "BackendBase", path: str, st: "FileStat", verb: 
             f"modified it). Read it again before you {verb} it, so their change is not lost.")
 
 
-def short_diff(old: str, new: str, path: str) -> str:
+def short_diff(old: str, new: str, path: str) -> str | None:
+    if len(old) > MAX_DIFF_INPUT or len(new) > MAX_DIFF_INPUT:
+        return None
     diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
                                         fromfile=path, tofile=path))
     return diff if len(diff) <= MAX_DIFF_CHARS else diff[:MAX_DIFF_CHARS] + "\n… [diff cut]\n"

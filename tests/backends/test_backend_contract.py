@@ -11,7 +11,7 @@ import time
 
 import pytest
 import pytest_asyncio
-from backend_helpers import PrimitivesOnlyBackend, wait_dead
+from backend_helpers import PrimitivesOnlyBackend, pid_alive, wait_dead
 
 from jupyter_agenttools.backends.base import ExecResult, FileStat
 from jupyter_agenttools.backends.jupyter_kernel import JupyterKernelBackend
@@ -131,6 +131,33 @@ async def test_cancellation_kills_the_command(backend, tmp_path):
     assert wait_dead([pid]) == []
     r = await backend.exec_shell(["echo", "still usable"])  # the backend works afterwards
     assert r.stdout == b"still usable\n"
+
+
+async def test_immediate_cancellation_leaves_nothing_running(backend, tmp_path):
+    marker = f"{tmp_path}/started"
+    seconds = 1000 + os.getpid() % 1000  # a sleep we can recognise
+    task = asyncio.ensure_future(backend.exec_shell(
+        ["/bin/bash", "-c", f"touch {marker}; exec sleep {seconds}"]))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(1.0)  # a request that was still queued would have started by now
+    assert _sleepers(seconds) == []
+
+
+def _sleepers(seconds: int) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if argv[:2] == [b"sleep", str(seconds).encode()] and pid_alive(int(pid)):
+                found.append(int(pid))
+    return found
 
 
 async def test_files_round_trip_binary_safe(backend, tmp_path):
