@@ -227,12 +227,13 @@ def _any_match(regexes: list[re.Pattern[str]], canonical: str, lexical: str,
 
 
 def path_matches(pattern: str, path: object, context: "PermissionContext", *,
-                 broad: bool = True) -> bool:
+                 broad: bool = False) -> bool:
     """Does the gitignore-style ``pattern`` match ``path`` (both canonicalised)?
 
-    ``broad`` (deny/ask rules) also matches below a matched directory, ignores case, tries the
-    unresolved path too and reads ``/x`` both as absolute and as project-relative;
-    ``broad=False`` (allow rules) needs the resolved path to match the absolute reading.
+    By default the glob must match the resolved path itself (``*`` stays in its segment), the
+    reading allow rules get. ``broad=True`` is the deny/ask reading: it also matches below a
+    matched directory, ignores case, tries the unresolved path too and reads ``/x`` both as
+    absolute and as project-relative (:func:`match_path_rule` picks the reading by behavior).
     Raises ValueError for a path or pattern that cannot be used (see the module docstring).
     """
     regexes = _regexes(pattern, context, broad)

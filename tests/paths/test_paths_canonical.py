@@ -221,6 +221,12 @@ def test_unusable_patterns_raise_value_error(ctx, pattern):
         path_matches(pattern, "a.py", ctx)
 
 
+def test_default_reading_is_the_plain_glob(ctx):
+    assert path_matches("src/*", "src/a.py", ctx)
+    assert not path_matches("src/*", "src/sub/a.py", ctx)
+    assert not path_matches("src/*.PY", "src/a.py", ctx)
+
+
 def test_pattern_escapes_via_bracket_class(ctx, tree):
     (tree / "proj" / "a[1]").mkdir()
     assert path_matches("a[[]1]/**", "a[1]/x", ctx, broad=False)
