@@ -30,7 +30,7 @@ def dist_us(samples_ns: list[int]) -> dict[str, float]:
     """p50 / p99 / max in microseconds of per-call samples in nanoseconds."""
     s = sorted(samples_ns)
     return {"p50_us": round(pct(s, 0.50) / 1e3, 2), "p99_us": round(pct(s, 0.99) / 1e3, 2),
-            "max_us": round(s[-1] / 1e3, 1)}
+            "max_us": round(s[-1] / 1e3, 2)}
 
 
 def _cpu_model() -> str:
