@@ -294,3 +294,95 @@ def test_concurrent_posts_lose_no_rule(api, files):
                         for r in rules[::2]])
     assert [status for status, _ in results] == [200] * len(rules[::2])
     assert sorted(read(files["project"])["permissions"]["allow"]) == sorted(rules[1::2])
+
+
+# --- POST check ------------------------------------------------------------------------------
+
+
+def test_check_returns_the_decision_with_its_six_step_trace(api):
+    from jupyter_agenttools.permission.types import STEPS
+
+    status, data = api("POST", "check", {"tool": "Bash", "input": {"command": "ls -la"}})
+    assert status == 200, data
+    assert data["behavior"] == "allow" and data["step"] == "read_only"
+    assert data["mode"] == "default" and data["tool"] == "Bash"
+    assert [t["step"] for t in data["trace"]] == list(STEPS)
+
+
+@pytest.mark.parametrize("layer", ["managed", "local", "project", "user"])
+def test_check_uses_the_rules_of_every_layer(api, files, layer):
+    status, data = api("POST", "check", {"tool": "Bash", "input": "git push origin main"})
+    assert data["behavior"] == "ask" and data["rule"] is None
+    write_settings(files[layer], {"deny": ["Bash(git push:*)"]})
+    status, data = api("POST", "check", {"tool": "Bash", "input": "git push origin main"})
+    assert status == 200
+    assert data["behavior"] == "deny" and data["step"] == "deny_rules"
+    assert data["rule"] == "Bash(git push:*)" and data["rule_source"] == str(files[layer])
+
+
+def test_check_sees_a_rule_added_through_the_api(api, files):
+    body = {"tool": "Bash", "input": {"command": "npm test"}}
+    assert api("POST", "check", body)[1]["behavior"] == "ask"
+    api("POST", "rules", {"layer": "local", "behavior": "allow", "rule": "Bash(npm test)"})
+    _, data = api("POST", "check", body)
+    assert data["behavior"] == "allow" and data["rule_source"] == str(files["local"])
+
+
+@pytest.mark.parametrize("settings_mode,body_mode,expected", [
+    (None, None, "ask"),            # default
+    ("bypass", None, "allow"),      # the project's mode
+    ("bypass", "dont_ask", "deny"),  # the request's mode wins
+    (None, "explore", "deny"),      # explore refuses what is not read-only
+])
+def test_check_mode_ladder(api, files, settings_mode, body_mode, expected):
+    if settings_mode:
+        write_settings(files["project"], {"mode": settings_mode})
+    body = {"tool": "Bash", "input": "npm publish"}
+    if body_mode:
+        body["mode"] = body_mode
+    status, data = api("POST", "check", body)
+    assert status == 200, data
+    assert data["mode"] == (body_mode or settings_mode or "default")
+    assert data["behavior"] == expected
+
+
+@pytest.mark.parametrize("body,needle", [
+    ({"input": {"command": "ls"}}, "'tool'"),
+    ({"tool": "NoSuchTool", "input": {}}, "NoSuchTool"),
+    ({"tool": "Bash", "input": ["ls"]}, "'input'"),
+    ({"tool": "Bash", "input": "ls", "mode": "yolo"}, "permission mode"),
+    ("not json", "not valid JSON"),
+])
+def test_bad_check_bodies_are_400(api, body, needle):
+    status, data = api("POST", "check", body)
+    assert status == 400, data
+    assert needle in data["error"]
+
+
+# --- examples ----------------------------------------------------------------------------------
+
+
+def test_rule_with_examples_is_checked_then_stored_with_them(api, files):
+    good = {"layer": "project", "behavior": "allow", "rule": "Bash(git push:*)",
+            "examples": ["git push origin main"], "counter_examples": ["git pull"]}
+    status, data = api("POST", "validate", good)
+    assert status == 200 and data["ok"] is True and data["known_tool"] is True
+    status, data = api("POST", "rules", good)
+    assert status == 201, data
+    assert read(files["project"])["permissions"]["allow"] == [
+        {"rule": "Bash(git push:*)", "examples": ["git push origin main"],
+         "counter_examples": ["git pull"]}]
+
+
+@pytest.mark.parametrize("examples,counter,needle", [
+    (["git pull"], [], "should match"),
+    ([], ["git push --force"], "should not match"),
+])
+def test_rule_failing_its_examples_is_refused(api, files, examples, counter, needle):
+    body = {"layer": "project", "behavior": "allow", "rule": "Bash(git push:*)",
+            "examples": examples, "counter_examples": counter}
+    status, data = api("POST", "validate", body)
+    assert status == 200 and data["ok"] is False and needle in data["error"]
+    status, data = api("POST", "rules", body)
+    assert status == 400 and needle in data["error"]
+    assert not files["project"].exists()
