@@ -294,15 +294,26 @@ def _lexical(value: str, cwd: str, home: str) -> str | None:
     return p
 
 
+_SENSITIVE = None
+
+
+def _sensitive_module():
+    """permission/sensitive.py, imported on first use (it belongs to the file-tool policy)."""
+    global _SENSITIVE
+    if _SENSITIVE is None:
+        from ..permission import sensitive
+        _SENSITIVE = sensitive
+    return _SENSITIVE
+
+
 def _read_verdict(path: str, home: str):
-    from ..permission.sensitive import read_verdict
-    return read_verdict(path, home)
+    return _sensitive_module().read_verdict(path, home)
 
 
 def _write_reason(path: str, home: str) -> str | None:
-    from ..permission.sensitive import read_verdict, sensitive_write_reason
-    why = sensitive_write_reason(path, home)
-    if why is None and read_verdict(path, home) is not None:
+    mod = _sensitive_module()
+    why = mod.sensitive_write_reason(path, home)
+    if why is None and mod.read_verdict(path, home) is not None:
         why = "it holds a secret"
     return why
 
@@ -310,7 +321,7 @@ def _write_reason(path: str, home: str) -> str | None:
 def _secret_word(w: Word, plan: _Plan, precise: bool,
                  guess: bool = True) -> tuple[str, bool] | None:
     """Is the file this word names a secret? Globs are tested against typical secret names."""
-    from ..permission.sensitive import CREDENTIAL
+    CREDENTIAL = _sensitive_module().CREDENTIAL
     v = w.value
     if v is None:
         return None
@@ -459,7 +470,7 @@ def _target_danger(w: Word, plan: _Plan, what: str) -> tuple[str, str] | None:
                 return (_DENY, f"{what} of {q}, which contains your home directory")
             if os.path.basename(q) == ".git" or "/.git/" in q:
                 return (_ASK, f"{what} of {q}: the repository's history")
-            if any(_below(q, s) for s in _SYSTEM_DIRS) and not q.startswith(home + "/"):
+            if ("/" + q.split("/", 2)[1]) in _SYSTEM_DIRS and not q.startswith(home + "/"):
                 return (_ASK, f"{what} in the system directory {q}")
             for d in _HOME_SECRET_DIRS:
                 if _below(q, os.path.join(home, d)):
@@ -757,6 +768,9 @@ def _danger(plan: _Plan) -> tuple[str, str] | None:
             worst = worst or d
     if worst:
         return worst
+    names = {c.name for c in plan.all_cmds()}
+    if names.isdisjoint(DOWNLOADERS) and names.isdisjoint(NETWORK):
+        return None
     why = _download_exec(plan)
     if why:
         return (_ASK, why)

@@ -1303,12 +1303,20 @@ def _words(argv: list[Word]) -> list[str | None]:
     return [w.value for w in argv]
 
 
+_PRINTER_NAMES = frozenset({"env", "printenv", "export", "declare", "typeset", "set", "compgen",
+                            "gh", "git", "aws", "gcloud", "az", "kubectl", "security", "op",
+                            "pass", "vault", "secret-tool", "keyring", "heroku", "npm",
+                            "doppler"})
+
+
 def secret_printer(argv: list[Word]) -> str | None:
     """Why this command prints credentials or the environment, or None."""
     vals = _words(argv)
     if not vals or vals[0] is None:
         return None
     name = vals[0]
+    if name not in _PRINTER_NAMES and not name.startswith("docker-credential-"):
+        return None
     rest = vals[1:]
     if name in ("env", "printenv") and not [v for v in rest if v is None or not
                                             v.startswith("-")]:

@@ -188,12 +188,24 @@ def _after_options(rest: list[Word], value_opts: frozenset[str]) -> list[Word]:
     return rest[i:]
 
 
+_INNER_NAMES = frozenset({
+    "sudo", "doas", "run0", "pkexec", "xargs", "parallel", "setsid", "ionice", "chrt",
+    "taskset", "flock", "unbuffer", "caffeinate", "strace", "ltrace", "nsenter", "unshare",
+    "chroot", "firejail", "proot", "fakeroot", "torsocks", "proxychains", "proxychains4",
+    "catchsegv", "valgrind", "gdb", "time", "nice", "nohup", "timeout", "stdbuf", "env",
+    "command", "builtin", "exec", "watch", "entr", "systemd-run", "script", "su", "runuser",
+    "dbus-run-session", "xvfb-run", "uv", "poetry", "pipenv", "npx", "pnpx", "bunx", "conda",
+    "mamba", "pixi", "eval", "find"}) | _SHELL_NAMES
+
+
 def inner_commands(argv: list[Word]) -> tuple[list[list[Word]], list[str]]:
     """Commands run by this one: (argv lists, shell source strings). Used by deny/ask
     matching and the danger checks, never to prove anything safe."""
     if not argv:
         return [], []
     name = _basename(argv[0].value)
+    if name not in _INNER_NAMES:
+        return [], []
     rest = argv[1:]
     vals = [w.value for w in rest]
     if name in ("sudo", "doas", "run0", "pkexec"):

@@ -99,3 +99,34 @@ def test_mutated_corpus_commands(command: str) -> None:
 @given(st.text(max_size=200))
 def test_arbitrary_unicode(command: str) -> None:
     _check(command)
+
+
+# --- the fast path (plain words and `| && || ;`) gives what the tree walk gives ----------------
+FAST_WORDS = st.sampled_from(["ls", "-la", "git", "status", "A=1", "B=x=y", "rm", "-rf", "x/y.z",
+                              "if", "then", "do", "done", "!", "{", "}", "time", "=a", "a=",
+                              "--opt=1", "@x", "%1", "a,b", "1", "-", "--", "x:y", "+x", "^a",
+                              "l@s", "A+=1", "a==b", "==", "=", "x=", ":"])
+FAST_SEPS = st.sampled_from([" ", "  ", "\t", " | ", "|", " && ", "&&", " || ", ";", "; ", " & ",
+                             "&"])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(FAST_WORDS, FAST_SEPS), min_size=1, max_size=8),
+       st.sampled_from(["", ";", " |", "&"]))
+def test_fast_path_matches_the_tree_walk(pieces: list[tuple[str, str]], tail: str) -> None:
+    from jupyter_agenttools.shell.parse import _Walker, _fast
+
+    command = "".join(w + s for w, s in pieces).strip() + tail
+    if not command.strip():
+        return
+    fast = _fast(command)
+    if fast is None:
+        return
+    slow = _Walker(command).run()
+
+    def sig(a):
+        return (a.unanalyzable, a.reasons, a.opaque,
+                [(c.kind, [w.value for w in c.argv], [w.static for w in c.argv],
+                  [(n, w.value) for n, w in c.assignments], c.pipeline is None)
+                 for c in a.commands])
+    assert sig(fast) == sig(slow), command
