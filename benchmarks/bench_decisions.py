@@ -82,7 +82,7 @@ def _agentscope(commands: list[str], rounds: int) -> dict:
     worker = os.path.join(HERE, "agentscope_worker.py")
     try:
         proc = subprocess.run([py, worker], input=json.dumps({"commands": commands,
-                                                              "rounds": rounds}),
+                                                              "rounds": rounds, "cwd": REPO}),
                               capture_output=True, text=True, timeout=150)
     except subprocess.TimeoutExpired:
         return {"skipped": "the AgentScope worker timed out (150 s)"}
