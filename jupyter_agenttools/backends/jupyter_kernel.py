@@ -11,8 +11,10 @@ as a subprocess in a new session; the snippet enforces the timeout itself (SIGTE
 to the whole group), and an interrupt (sent when the caller is cancelled or the kernel overruns)
 raises KeyboardInterrupt in the snippet whose ``finally`` kills the group as well.
 
-A kernel that dies mid-call gives BackendError at once (not a hang); the next call — or an
-explicit ``await backend.restart()`` — restarts (started kernel) or reconnects (server kernel).
+A kernel that dies mid-call gives BackendError at once (not a hang). The next call recovers:
+it restarts a kernel started here, or reconnects to the server's kernel (which the server
+restarts by itself); ``await backend.restart()`` restarts explicitly. Commands orphaned by the
+death are killed on recovery.
 
 Give the backend a kernel of its own (a sandbox kernel): on a kernel shared with a person's
 notebook, its requests queue behind their cells, and it never interrupts work that is not its
@@ -289,6 +291,9 @@ class _ZMQTransport:
             await self.km.start_kernel(**({"cwd": self.cwd} if self.cwd else {}))
         await self._connect_client()
 
+    async def recover(self) -> None:
+        await self.restart()  # the kernel process is ours: a dead one must be started again
+
     @property
     def pid(self) -> int | None:
         return getattr(getattr(self.km, "provisioner", None), "pid", None)
@@ -451,6 +456,19 @@ class _WSTransport:
             return
         await self._connect_ws()
 
+    async def recover(self) -> None:
+        """After a lost connection or a kernel death: the server restarts dead kernels by
+        itself, so reconnect; make a new kernel only if ours is gone and was ours."""
+        try:
+            await self._http("GET", f"/api/kernels/{quote(str(self.kernel_id))}")
+        except BackendError:
+            if not self.created:
+                raise
+            self.kernel_id = None
+            await self.open()
+            return
+        await self._connect_ws()
+
     @property
     def pid(self) -> int | None:
         return None
@@ -483,6 +501,7 @@ class JupyterKernelBackend(BackendBase):
         self._lock = asyncio.Lock()
         self._dead: str | None = None
         self._orphan_groups: set[int] = set()
+        self._closed = False
 
     @classmethod
     async def start(cls, kernel_name: str = "python3", cwd: str | None = None,
@@ -519,12 +538,13 @@ class JupyterKernelBackend(BackendBase):
         return getattr(self._transport, "kernel_id", None)
 
     async def restart(self) -> None:
-        """Restart the kernel (or reconnect to the server's kernel), e.g. after it died."""
+        """Restart the kernel (its state is lost), e.g. after it died or hung."""
         async with self._lock:
-            await self._restart_unlocked()
+            self._check_open()
+            await self._recover_unlocked(self._transport.restart)
 
-    async def _restart_unlocked(self) -> None:
-        await self._transport.restart()
+    async def _recover_unlocked(self, how: Any) -> None:
+        await how()
         self._dead = None
         orphans, self._orphan_groups = self._orphan_groups, set()
         for pgid in orphans:
@@ -534,7 +554,12 @@ class JupyterKernelBackend(BackendBase):
                     pass
 
     async def close(self) -> None:
+        self._closed = True
         await self._transport.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise BackendError("this JupyterKernelBackend is closed")
 
     # --- one request/response exchange with the kernel ----------------------------------------
 
@@ -542,10 +567,12 @@ class JupyterKernelBackend(BackendBase):
                         ) -> AsyncIterator[dict[str, Any]]:
         """Run one request in the kernel and yield the objects it emits, in order."""
         async with self._lock:
+            self._check_open()
             if self._dead is not None:
-                # The previous call saw the kernel die: bring it back before going on.
+                # The previous call saw the kernel die or the connection drop: recover
+                # (restart our own kernel, or reconnect to the server's) before going on.
                 try:
-                    await self._restart_unlocked()
+                    await self._recover_unlocked(self._transport.recover)
                 except Exception as exc:
                     raise BackendError(f"the kernel died ({self._dead}) and could not be "
                                        f"restarted: {exc}") from None
@@ -574,9 +601,7 @@ class JupyterKernelBackend(BackendBase):
         try:
             msg_id = t.execute(code, expressions)
         except _KernelDied as exc:
-            self._dead = str(exc)
-            raise BackendError(f"the kernel is gone: {exc}; the next call restarts it "
-                               f"(or call restart())") from None
+            raise self._died(str(exc)) from None
         deadline = loop.time() + (OP_TIMEOUT if timeout is None else timeout + TIMEOUT_SLACK)
         interrupted_at: float | None = None
         done = started = False
@@ -654,8 +679,8 @@ class JupyterKernelBackend(BackendBase):
 
     def _died(self, why: str) -> BackendError:
         self._dead = why
-        return BackendError(f"the kernel died during the call ({why}); the next call restarts "
-                            f"it (or call restart())")
+        return BackendError(f"the kernel died, or the connection to it was lost ({why}); the "
+                            f"next call recovers it (or call restart())")
 
     async def _call(self, op: str, *args: Any, timeout: float | None = None) -> Any:
         answer: Any = None

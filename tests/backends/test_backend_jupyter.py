@@ -156,6 +156,29 @@ async def test_server_connect_errors_are_clear(server, token, kernel_id, expecte
     assert expected in str(info.value)
 
 
+async def test_closed_backend_refuses_calls_clearly():
+    backend = await JupyterKernelBackend.start("python3")
+    await backend.close()
+    with pytest.raises(BackendError, match="closed"):
+        await backend.exec_shell(["true"])
+
+
+async def test_server_dropped_connection_reconnects_and_keeps_kernel_state(server):
+    backend = await JupyterKernelBackend.connect(server, TOKEN)
+    try:
+        pid = await _kernel_pid(backend)
+        backend._transport.ws.close()  # the network drops; the kernel lives on
+        for _ in range(100):
+            if not await backend._transport.alive():
+                break
+            await asyncio.sleep(0.05)
+        with pytest.raises(BackendError, match="connection to it was lost"):
+            await backend.exec_shell(["true"])
+        assert await _kernel_pid(backend) == pid  # reconnected, not restarted
+    finally:
+        await backend.close()
+
+
 async def test_server_unreachable_is_a_backend_error():
     with pytest.raises(BackendError, match="cannot reach"):
         await JupyterKernelBackend.connect("http://127.0.0.1:9", TOKEN)
