@@ -196,3 +196,43 @@ async def test_server_kernel_dying_mid_call_then_next_call_works(server, tmp_pat
         assert wait_dead([sleep_pid]) == []
     finally:
         await backend.close()
+
+
+async def test_kernel_backend_inside_a_real_ipython_kernel_follows_cd_and_env(tmp_path):
+    """KernelBackend used from a notebook: %cd and %env take effect on the next call."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    km = AsyncKernelManager(kernel_name="python3")
+    await km.start_kernel(env=dict(os.environ, PYTHONPATH=repo))
+    kc = km.client()
+    kc.start_channels()
+    try:
+        await kc.wait_for_ready(timeout=60)
+        out: list[str] = []
+
+        def hook(msg):
+            if msg["msg_type"] == "stream":
+                out.append(msg["content"]["text"])
+            elif msg["msg_type"] == "error":
+                out.append("ERROR " + msg["content"]["evalue"])
+
+        cells = [
+            "from jupyter_agenttools.backends.kernel import KernelBackend\nb = KernelBackend()",
+            f"%cd {tmp_path}",
+            "%env AGT_FROM_ENV_MAGIC=seven",
+            "r = await b.exec_shell(['/bin/bash', '-c', 'pwd; echo $AGT_FROM_ENV_MAGIC; "
+            "python -c \"import sys; print(sys.executable)\"'])",
+        ]
+        for code in cells:
+            await kc.execute_interactive(code, timeout=60, output_hook=hook)
+        out.clear()
+        await kc.execute_interactive("print(r.stdout_text, end='')\nimport sys\n"
+                                     "print(sys.executable)", timeout=60, output_hook=hook)
+        pwd, env_value, python, kernel_python = "".join(out).split("\n")[:4]
+        assert pwd == str(tmp_path.resolve())
+        assert env_value == "seven"
+        assert os.path.realpath(python) == os.path.realpath(kernel_python)
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
