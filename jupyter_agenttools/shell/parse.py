@@ -45,7 +45,8 @@ IN_CONDITION = 16     # if / case / [[ ]]
 # C0/C1 controls except \t and \n, plus zero-width and bidi controls: they hide what runs.
 _BAD_CHARS = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]"
+    "\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e007f\U0001d173-\U0001d17a]"
 )
 _NAMES = {
     "\x00": "NUL", "\r": "carriage return", "\x1b": "escape", "\u200b": "zero-width space",
@@ -555,6 +556,7 @@ class _Walker:
         quoted = False
         expands = False
         op = "<<"
+        body = ""
         more: list[Redirect] = []
         for child in node.children:
             t = child.type
@@ -568,6 +570,7 @@ class _Walker:
                 quoted = any(c in raw for c in "'\"\\")
                 delim = raw.replace("'", "").replace('"', "").replace("\\", "")
             elif t == "heredoc_body":
+                body = self.text(child)
                 for part in child.children:
                     if part.type in ("simple_expansion", "expansion", "command_substitution",
                                      "arithmetic_expansion"):
@@ -580,7 +583,9 @@ class _Walker:
         self.out.heredocs.append(Heredoc(delimiter=delim, quoted=quoted, expands=expands))
         if expands and not quoted:
             self.out._reason("here-document with an unquoted delimiter expands $… and `…`")
-        return [Redirect(op=op, target=None)] + more
+        # the body is kept (as the target) so a shell reading it can be analysed too
+        target = Word(body, None if (expands and not quoted) else body, quoted=quoted)
+        return [Redirect(op=op, target=target)] + more
 
     def _expansion_ops(self, node) -> bool:
         """Record parameter-expansion operators that assign or evaluate; True if plain."""

@@ -224,6 +224,7 @@ class _Plan:
                 if depth >= 3 or len(out) > 500:
                     continue
                 argvs, sources = inner_commands(c.raw_argv)
+                sources = sources + _stdin_sources(c, self)
                 for argv in argvs:
                     todo.append((_make(c.sc, argv, virtual=True), depth + 1))
                 for src in sources:
@@ -253,6 +254,29 @@ class _Plan:
                         found.append((f"shows {hit[0]}", False))
             self._secrets = found
         return self._secrets
+
+
+def _stdin_sources(c: _Cmd, plan: "_Plan") -> list[str]:
+    """Shell code a shell reads on stdin: a here-document, a here-string, or the static output
+    of `echo`/`printf` piped into it (``echo 'rm -rf ~' | sh``)."""
+    if c.name not in SHELLS and c.name not in ("source", "."):
+        return []
+    if any((w.value or "").startswith("-") and "c" in (w.value or "") for w in c.argv[1:2]):
+        return []
+    out: list[str] = []
+    for r in c.sc.redirects:
+        if r.op in ("<<", "<<-", "<<<") and r.target is not None and r.target.value:
+            out.append(r.target.value)
+    pipe = c.sc.pipeline
+    if pipe is not None and pipe[1] > 0:
+        for other in plan.cmds:
+            p = other.sc.pipeline
+            if p is not None and p[0] == pipe[0] and p[1] == pipe[1] - 1 and \
+                    other.name in ("echo", "printf") and len(other.argv) > 1:
+                vals = [w.value for w in other.argv[1:]]
+                if all(v is not None for v in vals):
+                    out.append(" ".join(v for v in vals if v not in ("-e", "-n", "-E")))
+    return out
 
 
 def _context(context: PermissionContext | None) -> PermissionContext:
@@ -589,7 +613,7 @@ def _download_outputs(c: _Cmd) -> list[str]:
     return [o for o in out if o and o != "-"]
 
 
-def _download_exec(plan: _Plan) -> str | None:
+def _download_exec(plan: _Plan, depth: int = 0) -> str | None:
     cmds = plan.all_cmds()
     # a) downloader | … | interpreter reading stdin
     pipes: dict[int, list[tuple[int, _Cmd]]] = {}
@@ -637,22 +661,12 @@ def _download_exec(plan: _Plan) -> str | None:
             tn = t[2:] if t.startswith("./") else t
             if tn in outputs or t in outputs:
                 return f"downloads {tn} and then runs it"
-    # d) inner shell strings that contain a download piped to a shell are caught when the
-    #    source is analysed as a separate plan (sh -c "curl … | sh")
-    for c in cmds:
-        if not c.virtual:
-            continue
-        argvs, sources = inner_commands(c.raw_argv)
-        for src in sources:
-            sub = _plan(src, plan.context)
-            why = _download_exec(sub)
-            if why:
-                return why
-    for c in plan.cmds:
-        argvs, sources = inner_commands(c.raw_argv)
-        for src in sources:
-            if "curl" in src or "wget" in src:
-                why = _download_exec(_plan(src, plan.context))
+    # d) shell code run by `sh -c`, `eval`, `sudo sh -c` or fed to a shell on stdin
+    if depth < 3:
+        for c in cmds:
+            sources = inner_commands(c.raw_argv)[1] + _stdin_sources(c, plan)
+            for src in sources:
+                why = _download_exec(_plan(src, plan.context), depth + 1)
                 if why:
                     return why
     return None

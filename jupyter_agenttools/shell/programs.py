@@ -1268,7 +1268,7 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "python": _python, "python3": _python,
     "node": _version_only("--version", "-v"),
     "npm": _version_only("--version", "-v"),
-    "ruby": _version_only("--version", "-v"),
+    "ruby": _version_only("--version"),  # `ruby -v` then reads a program from stdin
     "perl": _version_only("--version", "-v"),
     "java": _version_only("--version", "-version"),
     "go": _version_only("version"),
