@@ -33,6 +33,12 @@ def dist_us(samples_ns: list[int]) -> dict[str, float]:
             "max_us": round(s[-1] / 1e3, 2)}
 
 
+def per_item_min(samples: list[int], items: int) -> list[int]:
+    """The fastest of the rounds for each item (samples are rounds of ``items`` in order): the
+    cost of the code itself, with most of the other processes' preemptions filtered out."""
+    return [min(samples[i::items]) for i in range(items)]
+
+
 def _cpu_model() -> str:
     try:
         with open("/proc/cpuinfo") as f:

@@ -6,7 +6,9 @@ no result cache — over every command of the public corpus ``tests/shell/corpus
 built-in list if it is missing). In the same process and the same rounds, interleaved: a bare
 tree-sitter-bash parse of the same commands (the floor no analyzer can beat) and
 ``shell.parse.analyze`` (parse + tree walk, no policy). Each call is timed on its own
-(``perf_counter_ns``); the rate is calls / summed time of the pass.
+(``perf_counter_ns``); the rate is calls / summed time of the pass. Because the machine is
+shared, "best of rounds" also reports, per command, its fastest round (the code's own cost
+with most preemptions by other processes filtered out).
 
 Repetitions: one cold first pass (every command new to this process: the path lookups' memo
 caches are empty), then 5 timed rounds of engine / parse / analyze (quick: 40 commands, 1
@@ -23,7 +25,7 @@ import os
 import subprocess
 import time
 
-from _common import CORPUS, HERE, REPO, Skip, dist_us
+from _common import CORPUS, HERE, REPO, Skip, dist_us, per_item_min
 
 ABOUT = ("Bash permission decisions/s (engine reused, default mode, no result cache) over the "
          "shell corpus, vs the bare tree-sitter parse of the same commands")
@@ -152,6 +154,11 @@ def run(quick: bool) -> dict:
     parse_per_s = len(parse_s) / (parse_t / 1e9)
     analyze_per_s = len(analyze_s) / (analyze_t / 1e9)
     engine = {"decisions": n, "decisions_per_s": round(per_s), **dist_us(engine_s)}
+    best = per_item_min(engine_s, len(commands))
+    best_parse = per_item_min(parse_s, len(commands))
+    # per command, the fastest round: the code's own cost with load spikes filtered out
+    engine["best_of_rounds"] = {"decisions_per_s": round(len(best) / (sum(best) / 1e9)),
+                                **dist_us(best)}
     out = {
         "reps": f"{len(commands)} commands x {rounds} rounds (+1 cold pass)",
         "corpus": source, "commands": len(commands), "rounds": rounds,
@@ -159,13 +166,16 @@ def run(quick: bool) -> dict:
         "engine": engine,
         "cold_pass": {"decisions_per_s": round(len(cold) / (cold_total / 1e9)),
                       **dist_us(cold)},
-        "parse_floor": {"parses_per_s": round(parse_per_s), **dist_us(parse_s)},
+        "parse_floor": {"parses_per_s": round(parse_per_s), **dist_us(parse_s),
+                        "best_of_rounds_per_s": round(len(best_parse) / (sum(best_parse) / 1e9))},
         "analyze": {"analyses_per_s": round(analyze_per_s), **dist_us(analyze_s)},
         "decision_cost_in_parses": round(parse_per_s / per_s, 2),
+        "decision_cost_in_parses_best": round(sum(best) / sum(best_parse), 2),
         "targets": {
             "decisions_per_s": TARGET_PER_S, "p99_us": TARGET_P99_US,
             "decisions_per_s_met": per_s >= TARGET_PER_S,
             "p99_met": engine["p99_us"] <= TARGET_P99_US,
+            "p99_best_of_rounds_met": engine["best_of_rounds"]["p99_us"] <= TARGET_P99_US,
             # load-independent form: AgentScope's reference is 7,500/s against a
             # ~100,000/s parse, so 5x means a decision may cost at most ~2.7 parses.
             "max_cost_in_parses": round(100_000 / TARGET_PER_S, 2),
@@ -175,6 +185,10 @@ def run(quick: bool) -> dict:
     out["agentscope"] = as_result
     if "decisions_per_s" in as_result:
         out["ratio_vs_agentscope"] = round(per_s / as_result["decisions_per_s"], 2)
+        if "best_of_rounds" in as_result:
+            out["ratio_vs_agentscope_best"] = round(
+                engine["best_of_rounds"]["decisions_per_s"]
+                / as_result["best_of_rounds"]["decisions_per_s"], 2)
         if as_result.get("parses_per_s"):
             # each engine against its own process's parse floor: robust to machine load
             as_cost = as_result["parses_per_s"] / as_result["decisions_per_s"]
@@ -186,12 +200,16 @@ def summary(f: dict) -> str:
     e = f["engine"]
     lines = [f"{e['decisions_per_s']:,} decisions/s, p50 {e['p50_us']:.0f} us, "
              f"p99 {e['p99_us']:.0f} us, max {e['max_us']:.0f} us ({f['commands']} commands)",
+             f"best of rounds per command: {e['best_of_rounds']['decisions_per_s']:,}/s, "
+             f"p50 {e['best_of_rounds']['p50_us']:.0f} us, p99 {e['best_of_rounds']['p99_us']:.0f} us",
              f"parse floor {f['parse_floor']['parses_per_s']:,}/s: a decision costs "
              f"{f['decision_cost_in_parses']} parses; analyze {f['analyze']['analyses_per_s']:,}/s"]
     a = f.get("agentscope", {})
     if "ratio_vs_agentscope" in f:
         lines.append(f"AgentScope {a['decisions_per_s']:,}/s (p99 {a['p99_us']:.0f} us): "
-                     f"ours is {f['ratio_vs_agentscope']}x")
+                     f"ours is {f['ratio_vs_agentscope']}x"
+                     + (f" (best of rounds {f['ratio_vs_agentscope_best']}x)"
+                        if "ratio_vs_agentscope_best" in f else ""))
     else:
         lines.append(f"AgentScope: skipped ({a.get('skipped', '?')})")
     return "\n".join(lines)
