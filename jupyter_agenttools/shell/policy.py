@@ -46,6 +46,7 @@ by basename; assignments are ignored; a word decided at run time matches anythin
 
 from __future__ import annotations
 
+import glob as _glob
 import os
 import re
 from dataclasses import dataclass, field
@@ -103,11 +104,8 @@ _SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/ssl/private"
                    "/proc", "/var/lib/docker", "/run/secrets")
 _DEV_READ_OK = frozenset({"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random",
                           "/dev/stdin", "/dev/fd/0"})
-# Sample names a glob is tested against when it names files whose content is read.
-_SECRET_SAMPLES = (".env", ".env.local", "id_rsa", "id_ed25519", "credentials", "server.pem",
-                   "private.key", ".netrc", ".npmrc", ".pypirc", "credentials.json",
-                   "secrets.yaml", "service-account.json", "kubeconfig", ".git-credentials",
-                   "config", "hosts.yml", "x.p12", "prod.env")
+# A glob naming files whose content is read is expanded (like bash) and every match checked.
+_MAX_GLOB = 2000
 _RISKY_GIT_CONFIG = re.compile(
     r"^(core\.|alias\.|credential|include|filter\.|diff\.|merge\.|url\.|http\.|gpg\.|"
     r"sequence\.|protocol\.|uploadpack\.|receive\.|submodule\.|remote\.[^.]*\.(uploadpack|"
@@ -245,7 +243,7 @@ class _Plan:
                     if hit:
                         found.append(hit)
                 for w in v.recursive:
-                    hit = _secret_tree(w, self)
+                    hit = _secret_tree(w, self, v.hidden)
                     if hit:
                         found.append(hit)
                 for w in v.touches:  # names and metadata only: a plain ASK
@@ -363,14 +361,25 @@ def _secret_word(w: Word, plan: _Plan, precise: bool,
                 return (f"{v}: {hit[1]}", hit[0] == CREDENTIAL)
             if not guess:
                 continue
-            from fnmatch import fnmatchcase
-            for sample in _SECRET_SAMPLES:
-                if sample.startswith(".") and not seg.startswith("."):
-                    continue
-                if fnmatchcase(sample, seg):
-                    hit = _read_verdict(base + "/" + sample, home)
-                    if hit:  # a guess: a plain ASK, never a safety ASK
-                        return (f"{v} may match {sample}: {hit[1]}", False)
+            # The pattern's literal part names a secret (`*.pem`, `.env*`, `*credentials*`)?
+            for filler in ("", "x"):
+                probe = re.sub(r"\[[^\]]*\]|[*?]+", filler, seg)
+                if probe and probe not in (".", ".."):
+                    hit = _read_verdict(base + "/" + probe, home)
+                    if hit:
+                        return (f"{v} names files like {probe}: {hit[1]}", hit[0] == CREDENTIAL)
+            # Expand the glob the way bash will (no dotfiles for `*`) and check every match.
+            try:
+                names = _glob.glob1(base, seg) if os.path.isdir(base) else []
+            except (OSError, ValueError):
+                names = []
+            if len(names) > _MAX_GLOB:
+                return (f"{v} matches more than {_MAX_GLOB} files; they can't all be checked",
+                        False)
+            for name in names:
+                hit = _secret_word(Word(name, base + "/" + name), plan, precise)
+                if hit:
+                    return (f"{v} matches {hit[0]}", hit[1])
             continue
         p = _lexical(v, cwd, home)
         if p is None:
@@ -396,7 +405,7 @@ def _below(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def _secret_tree(w: Word, plan: _Plan) -> tuple[str, bool] | None:
+def _secret_tree(w: Word, plan: _Plan, hidden: bool = True) -> tuple[str, bool] | None:
     """A recursive read of a directory that holds key directories (e.g. ``grep -r x ~``)."""
     v = w.value
     if v is None:
@@ -414,6 +423,17 @@ def _secret_tree(w: Word, plan: _Plan) -> tuple[str, bool] | None:
             for d in _SYSTEM_SECRETS:
                 if _below(d, q):
                     return (f"searches {q}, which contains {d}", True)
+            # a secret right inside the searched directory (a project's .env): plain ASK
+            try:
+                names = os.listdir(q) if os.path.isdir(q) else []
+            except OSError:
+                names = []
+            for name in names[:_MAX_GLOB]:
+                if name.startswith(".") and not hidden:
+                    continue
+                hit = _read_verdict(os.path.join(q, name), home)
+                if hit:
+                    return (f"searches {q}, which holds {name}: {hit[1]}", False)
     return _secret_word(w, plan, precise=True)
 
 

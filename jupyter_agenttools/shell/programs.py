@@ -37,6 +37,7 @@ class Verdict:
     recursive: list[Word] = field(default_factory=list)  # directories read recursively
     writes: list[Word] = field(default_factory=list)     # files a vetoed form would write
     touches: list[Word] = field(default_factory=list)    # files whose names/metadata are shown
+    hidden: bool = True  # a recursive read includes dotfiles (rg skips them by default)
 
 
 def _no(reason: str, **kw) -> Verdict:
@@ -1071,7 +1072,7 @@ def _rg(argv: list[Word]) -> Verdict:
         ops = ops[1:]
     hidden = bool({"--hidden", "-.", "-u", "-uu", "-uuu", "--no-ignore"} & set(s.flags))
     return Verdict(True, _RG_SPEC.reason, reads=ops + s.files,
-                   recursive=(ops or [Word(".", ".")]) if hidden or ops else [])
+                   recursive=ops or [Word(".", ".")], hidden=hidden)
 
 
 _RG_SPEC = Spec(
