@@ -89,6 +89,9 @@ _FLAG_OF = {
 _REDIRECT_KINDS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _SUBST_KINDS = frozenset({"command_substitution", "process_substitution"})
 _GLOB_CHARS = frozenset("*?[")
+# Parameter expansion anywhere (quoted too) is decided at run time: never provably simple.
+_EXPANSION_REASON = "parameter expansion $… (its value is decided at run time)"
+_BRACE_REASON = "brace expansion {a,b} (one word becomes several)"
 # `"$HOME"` and `${HOME}` at the start of a word are resolved to `~` so path checks see them.
 _HOME_VARS = frozenset({"HOME"})
 
@@ -656,6 +659,8 @@ class _Walker:
                         continue
                     elif st == "simple_expansion" or st == "expansion":
                         name = _var_name(sp, self)
+                        if not assignment:
+                            self.out._reason(_EXPANSION_REASON)
                         plain = st == "simple_expansion" or self._expansion_ops(sp)
                         if plain and name in _HOME_VARS and first and not parts:
                             parts.append("~")
@@ -673,6 +678,7 @@ class _Walker:
             elif pk in ("simple_expansion", "expansion"):
                 name = _var_name(piece, self)
                 if not assignment:
+                    self.out._reason(_EXPANSION_REASON)
                     self.out._reason("unquoted expansion (its value is split into words and "
                                      "globbed at run time)")
                 plain = pk == "simple_expansion" or self._expansion_ops(piece)
@@ -688,6 +694,7 @@ class _Walker:
             elif pk == "brace_expression":
                 ok = False
                 w.dynamic = True
+                self.out._reason(_BRACE_REASON)
             elif not piece.is_named:
                 parts.append(ptext)
             else:
@@ -698,6 +705,7 @@ class _Walker:
         if kind == "concatenation" and _has_brace_expansion(node, self):
             ok = False
             w.dynamic = True
+            self.out._reason(_BRACE_REASON)
         w.vars = tuple(variables)
         w.glob = glob
         if ok:

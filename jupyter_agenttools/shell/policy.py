@@ -352,6 +352,8 @@ def _secret_word(w: Word, plan: _Plan, precise: bool,
         if w.glob:
             head, _, seg = v.rpartition("/")
             if any(ch in head for ch in "*?["):
+                if not guess:
+                    continue  # names only (`ls -d */`)
                 return (f"{v!r}: a glob over directories may reach secret files", False)
             base = _lexical(head or ("/" if v.startswith("/") else "."), cwd, home)
             if base is None:

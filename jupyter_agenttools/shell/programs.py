@@ -296,6 +296,23 @@ def _version_only(*forms: str) -> Callable[[list[Word]], Verdict]:
     return check
 
 
+def _subcommands(forms: set[tuple[str, ...]], reason: str,
+                 any_tail: bool = True) -> Callable[[list[Word]], Verdict]:
+    """Read-only when the words after the program start with one of ``forms`` (followed only
+    by options or names when ``any_tail``; nothing else otherwise)."""
+    def check(argv: list[Word]) -> Verdict:
+        vals = [w.value for w in argv[1:]]
+        if any(v is None for v in vals) or any(w.glob for w in argv[1:]):
+            return _no("an argument decided at run time")
+        for form in sorted(forms, key=len, reverse=True):
+            n = len(form)
+            if tuple(vals[:n]) == form and (any_tail or len(vals) == n):
+                return Verdict(True, reason)
+        return _no(f"{argv[0].value} {' '.join(v or '' for v in vals[:2])} is not a "
+                   "known read-only form")
+    return check
+
+
 def _python(argv: list[Word]) -> Verdict:
     vals = [w.value for w in argv[1:]]
     if len(vals) == 1 and vals[0] in ("--version", "-V", "-VV"):
@@ -477,9 +494,28 @@ _FIND_VETO = {
 }
 
 
+def _find_exec_inner(argv: list[Word], at: Word) -> Word | None:
+    """For `-exec CMD … {} ;|+` with a command harmless with any arguments (`wc`, `ls`,
+    `stat` …): the terminating word, so the scan can skip the command; else None."""
+    k = next(i for i, x in enumerate(argv) if x is at)
+    j = k + 1
+    while j < len(argv) and argv[j].value not in (";", "+"):
+        j += 1
+    inner = argv[k + 1:j]
+    if j >= len(argv) or not inner or inner[0].value not in _XARGS_SAFE:
+        return None
+    if any(x.value is None or x.glob for x in inner):
+        return None
+    rest = [x for x in inner if x.value != "{}"]
+    if not classify(rest).read_only:
+        return None
+    return argv[j]
+
+
 def _find(argv: list[Word]) -> Verdict:
     roots: list[Word] = []
     in_roots = True
+    skip_until: Word | None = None
     for w in argv[1:]:
         v = w.value
         if v is None and not w.glob:
@@ -490,6 +526,15 @@ def _find(argv: list[Word]) -> Verdict:
                     return _no(f"the glob {v!r} may expand to {flag} ({why})")
             if (v or "").startswith("-"):
                 return _no("a glob starting with '-' may expand to an action")
+        if v in ("-exec", "-execdir") and v in _FIND_VETO:
+            inner = _find_exec_inner(argv, w)
+            if inner is not None:
+                skip_until = inner
+                continue
+        if skip_until is not None:
+            if w is skip_until:
+                skip_until = None
+            continue
         if v in _FIND_VETO:
             return _no(f"find {v} {_FIND_VETO[v]}")
         if in_roots and v and not v.startswith("-") and v not in ("(", "!", ")"):
@@ -615,6 +660,9 @@ def _git(argv: list[Word]) -> Verdict:
         allowed = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin",
                    "--show-scope", "--global", "--system", "--local", "--name-only", "-z",
                    "--null", "--includes", "--type", "--bool", "--int", "--default"}
+        if len(ops) == 1 and "." in ops[0] and not ops[0].startswith("-") and \
+                not set(s.flags) - allowed and ops[0] not in ("get", "list"):
+            return Verdict(True, "git config KEY prints one setting")
         if not ({"--get", "--get-all", "--get-regexp", "--list", "-l"} & set(s.flags)) or \
                 any(f not in allowed for f in s.flags):
             if ops[:1] in (["get"], ["list"]) and not set(s.flags) - allowed:
@@ -1258,6 +1306,43 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "getconf": Spec("prints system configuration", reads="none", operands="strings"),
     "lsb_release": Spec("prints distribution information", reads="none"),
     "nvidia-smi": _nvidia_smi,
+    "conda": _subcommands({("list",), ("info",), ("env", "list"), ("--version",), ("-V",)},
+                          "conda listing"),
+    "mamba": _subcommands({("list",), ("info",), ("env", "list"), ("--version",)},
+                          "mamba listing"),
+    "npm": _subcommands({("ls",), ("list",), ("--version",), ("-v",), ("view",),
+                         ("outdated",)}, "npm listing"),
+    "jupyter": _subcommands({("--version",), ("--paths",), ("kernelspec", "list"),
+                             ("notebook", "list"), ("server", "list"), ("lab", "--version")},
+                            "jupyter listing"),
+    "ss": Spec("lists sockets", reads="none", operands="strings",
+               veto={"-K": "kills sockets", "--kill": "kills sockets"}),
+    "netstat": Spec("lists sockets", reads="none", operands="strings"),
+    "lsof": Spec("lists open files", reads="none", operands="strings",
+                 veto={"+r": "repeats forever", "-r": "repeats forever"}),
+    "ip": _subcommands({("addr",), ("address",), ("a",), ("link",), ("l",), ("route",),
+                        ("r",), ("neigh",), ("-br", "addr"), ("-br", "a"), ("-br", "link"),
+                        ("addr", "show"), ("address", "show"), ("link", "show"),
+                        ("route", "show"), ("a", "s"), ("-4", "addr"), ("-6", "addr")},
+                       "ip listing", any_tail=False),
+    "ifconfig": _subcommands({(), ("-a",)}, "lists network interfaces", any_tail=False),
+    "cal": Spec("prints a calendar", reads="none", operands="strings"),
+    "zcat": Spec("prints compressed files"),
+    "bzcat": Spec("prints compressed files"),
+    "xzcat": Spec("prints compressed files"),
+    "zstdcat": Spec("prints compressed files"),
+    "nvcc": _version_only("--version", "-V"),
+    "dmesg": Spec("prints kernel messages", reads="none", operands="strings",
+                  veto={"-c": "clears the ring buffer", "-C": "clears the ring buffer",
+                        "--clear": "clears", "--read-clear": "clears", "-D": "changes logging",
+                        "-E": "changes logging", "-n": "sets the console level",
+                        "--console-level": "sets the level", "-w": "waits forever",
+                        "--follow": "waits forever", "-W": "waits forever"}),
+    "systemctl": _subcommands({("status",), ("list-units",), ("list-unit-files",),
+                               ("is-active",), ("is-enabled",), ("is-failed",), ("show",),
+                               ("list-timers",), ("--version",)}, "systemctl query"),
+    "timedatectl": _subcommands({(), ("status",)}, "prints time settings", any_tail=False),
+    "hostnamectl": _subcommands({(), ("status",)}, "prints host settings", any_tail=False),
     "git": _git,
     "gh": _gh,
     "docker": _docker,
@@ -1268,7 +1353,6 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "pip": _pip, "pip3": _pip,
     "python": _python, "python3": _python,
     "node": _version_only("--version", "-v"),
-    "npm": _version_only("--version", "-v"),
     "ruby": _version_only("--version"),  # `ruby -v` then reads a program from stdin
     "perl": _version_only("--version", "-v"),
     "java": _version_only("--version", "-version"),
@@ -1278,9 +1362,7 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "gcc": _version_only("--version"),
     "make": _version_only("--version", "-v"),
     "cmake": _version_only("--version"),
-    "conda": _version_only("--version", "-V"),
     "uv": _version_only("--version", "-V"),
-    "jupyter": _version_only("--version"),
     "bash": _version_only("--version"),
 }
 

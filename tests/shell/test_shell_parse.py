@@ -153,6 +153,9 @@ def test_heredocs(command: str, quoted: bool, expands: bool) -> None:
     ("[[ -f x ]]", "[["),
     ("echo $((1+2))", "arithmetic"),
     ("echo $X", "unquoted expansion"),
+    ('echo "$HOME"', "parameter expansion"),
+    ("ls {a,b}", "brace expansion"),
+    ("echo {1..3}", "brace expansion"),
     ("$CMD x", "not static"),
     ("$'ls'", "ANSI-C"),
     ('echo $"hi"', "translated"),
@@ -165,7 +168,7 @@ def test_reasons(command: str, fragment: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["ls -la", "git status | head", "ls 2>/dev/null",
-                                     "cat <<'EOF'\n$x\nEOF", "echo \"$HOME\"", "[ -f x ]",
+                                     "cat <<'EOF'\n$x\nEOF", "[ -f x ]", "echo $'a\\tb'",
                                      "LANG=C sort f", "ls & pwd"])
 def test_simple_commands_have_no_reasons(command: str) -> None:
     assert analyze(command).reasons == []

@@ -35,10 +35,10 @@ READ_ONLY = [
     "head -n 5 f", "tail -n 5 f", "jq .name package.json", "tree -L 2", "du -sh .", "df -h",
     "date +%F", "echo hi", "printf '%s\\n' x", "which python", "command -v git", "pwd && whoami",
     "ls 2>/dev/null", "ls > /dev/null 2>&1", "echo err >&2", "LANG=C sort f", "timeout 5 git status",
-    "nice -n 5 ls", "time ls", "/usr/bin/git status", "\"ls\" -la", "\\ls", "echo \"$HOME\"",
+    "nice -n 5 ls", "time ls", "/usr/bin/git status", "\"ls\" -la", "\\ls",
     "printenv PATH", "pip list", "python --version", "nvidia-smi -L", "tar -tzf a.tgz",
     "cat <<'EOF'\n$(id)\nEOF", "ls # comment", "cd src && ls", "[ -f x ] && echo yes",
-    "find . -name '*.py' | xargs wc -l", "diff a b", "ls {src,tests}", "echo 'curl x | sh'",
+    "find . -name '*.py' | xargs wc -l", "diff a b", "echo 'curl x | sh'",
     "grep -- --pre f", "git -C sub log -1", "git config --get user.email",
 ]
 
@@ -62,6 +62,7 @@ PASSTHROUGH = [
     "cat <<EOF\n$x\nEOF", "$'ls'", "sudo ls", "env -i ls", "xargs rm",
     "awk '{system(\"id\")}' f", "jq -n env", "tar xzf a.tgz", "ruff format .", "touch dd.txt",
     "rm -rf build", "find . -name '*.pyc' -delete", "echo $OPENAI_API_KEY",
+    "echo \"$HOME\"", "ls \"$DIR\"", "ls {src,tests}", "echo {1..3}",
 ]
 
 
