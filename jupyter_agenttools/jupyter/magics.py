@@ -412,9 +412,9 @@ class AgentMagics(Magics):
         command = args.command[0] if args.command else None
         server = MCPServer(args.name, command=command, args=tuple(args.command[1:]),
                            url=args.url)
-        import ipywidgets as W
+        from .widgets import StatusLine
 
-        status = W.HTML(f"MCP {html.escape(args.name)}: connecting…")
+        status = StatusLine(f"MCP {html.escape(args.name)}: connecting…")
         display(status)
 
         async def connect() -> None:
@@ -442,8 +442,10 @@ class AgentMagics(Magics):
         args = _parse(_sub_backend, rest)
         s = self.session
         if args.kind in ("local", "kernel"):
-            s.config.backend = args.kind  # the observer swaps the built-in tools
-            s.set_backend(s._make_backend(args.kind))
+            if s.config.backend != args.kind:
+                s.config.backend = args.kind  # the observer swaps the built-in tools
+            else:
+                s.set_backend(s._make_backend(args.kind))
         elif args.kind == "remote":
             self._start_remote(args)
             return
@@ -453,11 +455,11 @@ class AgentMagics(Magics):
         """Start (or reach) the other kernel in the background; the status line says when the
         built-in tools run there (``await current_session().ready()`` waits for it)."""
         from ..backends.jupyter_kernel import JupyterKernelBackend
-        import ipywidgets as W
+        from .widgets import StatusLine
 
         s = self.session
         where = args.url or f"a new {args.kernel_name} kernel"
-        status = W.HTML(f"backend: starting {html.escape(where)}…")
+        status = StatusLine(f"backend: starting {html.escape(where)}…")
         display(status)
 
         async def connect() -> None:

@@ -23,7 +23,7 @@ __all__ = [
     "RunPanel",
     "QuestionCard",
     "ToolCallView",
-    "DecisionView",
+    "StatusLine",
     "format_input",
     "SAFETY_MARK",
 ]
@@ -193,10 +193,10 @@ class QuestionCard(_FixedRepr, W.VBox):
         self.status.value = f"<b>Answer:</b> {html.escape(label)}"
 
 
-class DecisionView(_FixedRepr, W.HTML):
-    """A PermissionDecision with its six-step trace, for ``%agent check``."""
+class StatusLine(_FixedRepr, W.HTML):
+    """One line of status for background set-up (MCP connection, remote backend)."""
 
-    _fixed_repr = "<permission decision>"
+    _fixed_repr = "<agent status>"
 
 
 class RunPanel(_FixedRepr, W.VBox):
