@@ -9,6 +9,7 @@ rules        DELETE      remove ``{"layer", "behavior", "rule"}`` (body or query
 mode         PUT         ``{"layer", "mode"}`` (``mode: null`` clears the layer's mode)
 audit        GET         ``?limit=&tool=&behavior=`` newest first
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
+                         (a what-if: never written to the audit log)
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
 ===========  ==========  =================================================================
 

@@ -294,7 +294,10 @@ export class PermissionsPanel extends Widget {
       decision.rule
         ? h('div', { class: 'agenttools-decision-rule' }, 'rule ',
           h('code', {}, decision.rule),
-          decision.rule_source ? ` (${decision.rule_source})` : '')
+          decision.rule_source
+            ? h('span', { class: 'agenttools-file', title: decision.rule_source },
+              ` ${shortPath(decision.rule_source, this.model.settings?.project_root ?? '')}`)
+            : '')
         : null,
       h('table', { class: 'agenttools-trace' }, h('tbody', {}, ...rows))
     ));

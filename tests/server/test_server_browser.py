@@ -4,8 +4,9 @@ JupyterLab runs on loopback with a token and throwaway settings, workspaces and 
 user/managed settings; the project is a temporary folder holding one notebook. The test opens
 the panel, adds a rule by typing it (validated live), checks that it landed in the local
 settings file and that it changes the decision of ``%agent check`` in the running notebook,
-tries the same command in the panel's playground, and finds the notebook's decision in the
-audit view. Screenshots go to test-artifacts/.
+tries the same command in the panel's playground, and finds the kernel engine's decisions
+(before and after the rule) in the audit view; ``%agent check`` itself is a dry run and is not
+audited. Screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TOKEN = "agenttools-panel-test"
 COMMAND = "git push origin main"
 RULE = "Bash(git push:*)"
-CELLS = ["%load_ext jupyter_agenttools", f"%agent check {COMMAND}"]
+CELLS = [
+    "%load_ext jupyter_agenttools",
+    f"%agent check {COMMAND}",  # a dry run: shows the decision, writes no audit line
+    # the kernel's own engine deciding the call, as gate 4 of an agent run does (audited)
+    "from jupyter_agenttools.jupyter.extension import current_session\n"
+    "s = current_session()\n"
+    f"print('engine:', s.engine.decide(s.toolkit.find_tool('Bash'), {{'command': {COMMAND!r}}})"
+    ".behavior)",
+]
 
 
 def _notebook(path: Path) -> None:
@@ -135,6 +144,7 @@ def test_panel_rule_changes_the_notebook_decision(lab):
     from playwright.sync_api import expect, sync_playwright
 
     base, root, log_path = lab
+    expect.set_options(timeout=30_000)  # generous: the CI machine has two shared cores
     local_file = root / ".agenttools" / "settings.local.json"
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
@@ -161,6 +171,9 @@ def test_panel_rule_changes_the_notebook_decision(lab):
             check_cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
             output = check_cell.locator(".jp-OutputArea-output")
             expect(output).to_contain_text("ASK", timeout=60_000)
+            engine_output = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(
+                ".jp-OutputArea-output")
+            expect(engine_output).to_have_text("engine: ask", timeout=60_000)
 
             # 2. Open the panel from the left sidebar (a real click on its tab).
             page.locator(".jp-SideBar.jp-mod-left [data-id='agenttools-permissions']").click()
@@ -197,6 +210,7 @@ def test_panel_rule_changes_the_notebook_decision(lab):
             _run_all(page)
             expect(output).to_contain_text("ALLOW", timeout=60_000)
             expect(output).to_contain_text(RULE)
+            expect(engine_output).to_have_text("engine: allow", timeout=60_000)
 
             # 5. The playground shows the same verdict with its six-step trace.
             panel.locator(".agenttools-check-tool").select_option("Bash")

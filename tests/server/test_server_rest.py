@@ -299,7 +299,7 @@ def test_concurrent_posts_lose_no_rule(api, files):
 # --- POST check ------------------------------------------------------------------------------
 
 
-def test_check_returns_the_decision_with_its_six_step_trace(api):
+def test_check_returns_the_decision_with_its_six_step_trace(api, jp_root_dir):
     from jupyter_agenttools.permission.types import STEPS
 
     status, data = api("POST", "check", {"tool": "Bash", "input": {"command": "ls -la"}})
@@ -307,6 +307,8 @@ def test_check_returns_the_decision_with_its_six_step_trace(api):
     assert data["behavior"] == "allow" and data["step"] == "read_only"
     assert data["mode"] == "default" and data["tool"] == "Bash"
     assert [t["step"] for t in data["trace"]] == list(STEPS)
+    # a what-if: nothing is written, not even the audit log
+    assert not (Path(jp_root_dir) / ".agenttools").exists()
 
 
 @pytest.mark.parametrize("layer", ["managed", "local", "project", "user"])
