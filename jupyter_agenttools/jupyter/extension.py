@@ -82,6 +82,7 @@ class AgentSession:
         self.runs: list[Any] = []  # every AgentRun started in this kernel, oldest first
         self.panels: dict[int, Any] = {}  # id(run) -> RunPanel
         self._tasks: set[asyncio.Task] = set()
+        self.started_backends: list[Any] = []  # remote kernels this session started
         config.observe(self._mode_changed, names=["mode"])
         config.observe(self._backend_changed, names=["backend"])
 
@@ -260,6 +261,13 @@ class AgentSession:
         for task in list(self._tasks):
             task.cancel()
         self._tasks.clear()
+        # MCP server processes and kernels started by `%agent backend remote` end with us.
+        closers = [self.toolkit.aclose()] + [b.close() for b in self.started_backends]
+        self.started_backends.clear()
+        try:
+            asyncio.get_running_loop().create_task(_close_all(closers))
+        except RuntimeError:  # no loop (plain IPython): run them to the end here
+            asyncio.run(_close_all(closers))
 
 
 def _accepts(cls: Any, name: str) -> bool:
@@ -269,6 +277,14 @@ def _accepts(cls: Any, name: str) -> bool:
         return name in inspect.signature(cls).parameters
     except (TypeError, ValueError):
         return False
+
+
+async def _close_all(closers: list[Any]) -> None:
+    for closer in closers:
+        try:
+            await closer
+        except Exception:  # one that fails must not keep the others open
+            pass
 
 
 def _is_done(run: Any) -> bool:

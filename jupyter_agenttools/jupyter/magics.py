@@ -472,6 +472,7 @@ class AgentMagics(Magics):
             except Exception as exc:
                 status.value = f"backend: failed: {html.escape(str(exc))}"
                 raise
+            s.started_backends.append(backend)
             s.set_backend(backend)
             status.value = f"backend: {type(backend).__name__} ({html.escape(where)})"
 
