@@ -69,12 +69,15 @@ async def main() -> dict:
             parse_s.append(clock() - t0)
     n = len(inputs)
     best = [min(engine_s[i::n]) for i in range(n)]
+    best_parse = [min(parse_s[i::n]) for i in range(n)]
     return {"version": metadata.version("agentscope"),
             "best_of_rounds": {"decisions_per_s": round(n / (sum(best) / 1e9)), **_dist(best)},
             "decisions": len(engine_s),
             "decisions_per_s": round(len(engine_s) / (sum(engine_s) / 1e9)),
             **_dist(engine_s),
             "parses_per_s": round(len(parse_s) / (sum(parse_s) / 1e9)),
+            "parses_per_s_best_of_rounds": round(n / (sum(best_parse) / 1e9)),
+            "decision_cost_in_parses_best": round(sum(best) / sum(best_parse), 2),
             "behaviors": behaviors}
 
 

@@ -54,10 +54,22 @@ def layer_of(file: str, func: str) -> str:
     return "other (builtins, dataclasses, enum, …)"
 
 
+def _parse_lines() -> set[str]:
+    """py-spy frame suffixes of the lines of shell/parse.py that call the tree-sitter parser
+    (py-spy shows no native frames: the C parse is self time of that Python line)."""
+    path = os.path.join(REPO, "jupyter_agenttools", "shell", "parse.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return {f"parse.py:{n})" for n, line in enumerate(f, 1) if "_PARSER.parse(" in line}
+    except OSError:
+        return set()
+
+
+PARSE_LINES = _parse_lines()
+
 # Stages for py-spy stacks: the innermost of these on a stack owns the sample.
 STAGES = [
-    ("tree-sitter parse", lambda fr: "_PARSER.parse" in fr or fr.startswith("_Walker.run ")
-     and ":296)" in fr),
+    ("tree-sitter parse", lambda fr: fr.endswith(tuple(PARSE_LINES)) if PARSE_LINES else False),
     ("analyze: tree walk", lambda fr: fr.startswith(("analyze ", "_Walker."))),
     ("suggestions (ASK only)", lambda fr: fr.startswith(("bash_suggest_rules ", "_suggest "))),
     ("policy: read-only check", lambda fr: fr.startswith("bash_is_read_only ")),
@@ -88,7 +100,8 @@ def collapsed(path: str) -> None:
             by_stage[stage] += n
             leaf = frames[-1]
             file = leaf[leaf.rfind("(") + 1:leaf.rfind(":")]
-            by_leaf[layer_of(file, leaf)] += n
+            parse = PARSE_LINES and leaf.endswith(tuple(PARSE_LINES))
+            by_leaf["tree-sitter parse (C)" if parse else layer_of(file, leaf)] += n
     print(f"{total} samples inside engine.decide")
     print("by stage (innermost stage function on the stack):")
     for name, n in sorted(by_stage.items(), key=lambda kv: -kv[1]):
