@@ -7,7 +7,7 @@ JupyterKernelBackend (a real IPython kernel started with jupyter_client; every o
 request executed inside the kernel). Kernel start time is reported on its own.
 
 Repetitions: 20 ``true`` per backend after 2 warm-up, 3 write+read rounds of 10 MB; medians
-(quick: 3 and 1).
+(quick: 3 and 1 of 1 MB).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ ABOUT = "exec_shell(['true']) latency and 10 MB write/read throughput: Local, Ke
 SIZE = 10 * 1024 * 1024
 
 
-async def _measure(backend, tmp: str, n_exec: int, n_io: int) -> dict:
+async def _measure(backend, tmp: str, n_exec: int, n_io: int, size: int) -> dict:
     for _ in range(2):
         await backend.exec_shell(["true"])
     samples = []
@@ -37,7 +37,7 @@ async def _measure(backend, tmp: str, n_exec: int, n_io: int) -> dict:
             raise RuntimeError(f"`true` exited {result.exit_code}")
     lat = dist_us(samples)
     writes, reads = [], []
-    blob = os.urandom(SIZE)
+    blob = os.urandom(size)
     path = os.path.join(tmp, "blob.bin")
     for _ in range(n_io):
         t0 = time.perf_counter()
@@ -47,9 +47,9 @@ async def _measure(backend, tmp: str, n_exec: int, n_io: int) -> dict:
         back = await backend.read_file(path)
         reads.append(time.perf_counter() - t0)
         if back != blob:
-            raise RuntimeError("10 MB read back differs from what was written")
+            raise RuntimeError("the file read back differs from what was written")
         os.unlink(path)
-    mb = SIZE / 1e6
+    mb = size / 1e6
     return {"exec_true_p50_ms": round(lat["p50_us"] / 1e3, 2),
             "exec_true_p99_ms": round(lat["p99_us"] / 1e3, 2),
             "write_mb_per_s": round(mb / statistics.median(writes), 1),
@@ -60,12 +60,12 @@ async def _all(quick: bool) -> dict:
     from jupyter_agenttools.backends.kernel import KernelBackend
     from jupyter_agenttools.backends.local import LocalBackend
 
-    n_exec, n_io = (3, 1) if quick else (20, 3)
+    n_exec, n_io, size = (3, 1, SIZE // 10) if quick else (20, 3, SIZE)
     out: dict = {"reps": f"{n_exec} exec_shell(['true']) per backend (+2 warm-up), "
-                         f"{n_io} x 10 MB write+read"}
+                         f"{n_io} x {size / 2**20:.0f} MiB write+read", "io_bytes": size}
     with tempfile.TemporaryDirectory() as tmp:
-        out["local"] = await _measure(LocalBackend(tmp), tmp, n_exec, n_io)
-        out["kernel"] = await _measure(KernelBackend(), tmp, n_exec, n_io)
+        out["local"] = await _measure(LocalBackend(tmp), tmp, n_exec, n_io, size)
+        out["kernel"] = await _measure(KernelBackend(), tmp, n_exec, n_io, size)
         try:
             from jupyter_agenttools.backends.jupyter_kernel import JupyterKernelBackend
         except ImportError as exc:
@@ -75,7 +75,7 @@ async def _all(quick: bool) -> dict:
         jk = await JupyterKernelBackend.start("python3", cwd=tmp)
         start_s = time.perf_counter() - t0
         try:
-            out["jupyter_kernel"] = await _measure(jk, tmp, n_exec, n_io)
+            out["jupyter_kernel"] = await _measure(jk, tmp, n_exec, n_io, size)
             out["jupyter_kernel"]["start_s"] = round(start_s, 2)
         finally:
             await jk.close()
@@ -93,7 +93,8 @@ def summary(f: dict) -> str:
         if "skipped" in b:
             lines.append(f"{label}: skipped ({b['skipped']})")
             continue
-        lines.append(f"{label}: true p50 {b['exec_true_p50_ms']} ms, 10 MB write "
+        lines.append(f"{label}: true p50 {b['exec_true_p50_ms']} ms, "
+                     f"{f['io_bytes'] / 2**20:.0f} MiB write "
                      f"{b['write_mb_per_s']} MB/s, read {b['read_mb_per_s']} MB/s"
                      + (f", kernel start {b['start_s']} s" if "start_s" in b else ""))
     return "\n".join(lines)

@@ -5,7 +5,7 @@ as the agent loop does: wall time, MB/s, growth of this process's peak resident 
 (``VmHWM`` before vs after, in a fresh process), size of the offload file with the full output,
 and how much text the model is shown.
 
-Repetitions: 1 (it moves 200 MB; quick: 20 MB).
+Repetitions: 1 (it moves 200 MB; quick: 5 MB).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ async def _once(size: int) -> dict:
 
 
 def run(quick: bool) -> dict:
-    size = 20_000_000 if quick else 200_000_000
+    size = 5_000_000 if quick else 200_000_000
     out = asyncio.run(_once(size))
     out["reps"] = f"1 run of {size / 1e6:.0f} MB"
     return out
