@@ -303,6 +303,12 @@ class _Walker:
             out.unanalyzable = True
             out.opaque = True
             out._reason(self._error_reason(root))
+        elif self._dropped_text(root):
+            # tree-sitter occasionally skips text without an ERROR node (`- a=` parses as
+            # `a=`): whatever it did not cover was not analysed
+            out.unanalyzable = True
+            out.opaque = True
+            out._reason("the command could not be fully parsed (text outside the syntax tree)")
         # stack items: (node, nesting flags, parent command index, inherited redirects, pipe)
         stack = [(root, 0, None, (), None)]
         while stack or self.pending:
@@ -372,6 +378,16 @@ class _Walker:
                 out._reason(f"unsupported shell syntax ({kind})")
                 self._push_children(node, nest, parent, redirs, stack)
         return out
+
+    def _dropped_text(self, root) -> bool:
+        """True when bytes other than blanks and separators lie outside the root's children."""
+        data = self.data
+        pos = 0
+        for child in root.children:
+            if data[pos:child.start_byte].strip(b" \t\n;&|\\"):
+                return True
+            pos = child.end_byte
+        return bool(data[pos:].strip(b" \t\n;&|\\"))
 
     def _error_reason(self, root) -> str:
         # Find the first ERROR / MISSING node iteratively for a useful message.

@@ -124,6 +124,7 @@ class _Cmd:
     wrappers: list[str] = field(default_factory=list)
     virtual: bool = False             # run by sudo/xargs/sh -c…: seen by deny and danger only
     _verdict: Verdict | None = None
+    _secrets: list[tuple[str, bool]] | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -206,6 +207,9 @@ class _Plan:
     cwds: list[str]
     _all: list[_Cmd] | None = None
     _secrets: list[tuple[str, bool]] | None = None
+    # where relative *reads* may resolve: the cwds, plus the key directories when the caller
+    # gave no context (the engine's read-only fast path), since the cwd is then a guess
+    read_cwds: list[str] = field(default_factory=list)
 
     @property
     def home(self) -> str:
@@ -237,21 +241,28 @@ class _Plan:
         if self._secrets is None:
             found: list[tuple[str, bool]] = []
             for c in self.all_cmds():
-                v = c.verdict
-                for w in v.reads:
-                    hit = _secret_word(w, self, precise=True)
-                    if hit:
-                        found.append(hit)
-                for w in v.recursive:
-                    hit = _secret_tree(w, self, v.hidden)
-                    if hit:
-                        found.append(hit)
-                for w in v.touches:  # names and metadata only: a plain ASK
-                    hit = _secret_word(w, self, precise=True, guess=False)
-                    if hit:
-                        found.append((f"shows {hit[0]}", False))
+                found.extend(self.secrets_of(c))
             self._secrets = found
         return self._secrets
+
+    def secrets_of(self, c: _Cmd) -> list[tuple[str, bool]]:
+        if c._secrets is None:
+            found: list[tuple[str, bool]] = []
+            v = c.verdict
+            for w in v.reads:
+                hit = _secret_word(w, self, precise=True)
+                if hit:
+                    found.append(hit)
+            for w in v.recursive:
+                hit = _secret_tree(w, self, v.hidden)
+                if hit:
+                    found.append(hit)
+            for w in v.touches:  # names and metadata only: a plain ASK
+                hit = _secret_word(w, self, precise=True, guess=False)
+                if hit:
+                    found.append((f"shows {hit[0]}", False))
+            c._secrets = found
+        return c._secrets
 
 
 def _stdin_sources(c: _Cmd, plan: "_Plan") -> list[str]:
@@ -296,7 +307,9 @@ def _plan(command: object, context: PermissionContext | None) -> _Plan:
                     p = _lexical(t.value, base, ctx.home)
                     if p and p not in cwds:
                         cwds.append(p)
-    return _Plan(a, ctx, cmds, cwds)
+    read_cwds = cwds if isinstance(context, PermissionContext) else \
+        cwds + [os.path.join(ctx.home, d) for d in _HOME_SECRET_DIRS]
+    return _Plan(a, ctx, cmds, cwds, read_cwds=read_cwds)
 
 
 # --- paths ------------------------------------------------------------------------------------
@@ -348,7 +361,7 @@ def _secret_word(w: Word, plan: _Plan, precise: bool,
     if v is None:
         return None
     home = plan.home
-    for cwd in plan.cwds:
+    for cwd in plan.read_cwds:
         if w.glob:
             head, _, seg = v.rpartition("/")
             if any(ch in head for ch in "*?["):
@@ -386,6 +399,8 @@ def _secret_word(w: Word, plan: _Plan, precise: bool,
         p = _lexical(v, cwd, home)
         if p is None:
             continue
+        if cwd not in plan.cwds and not os.path.lexists(p):
+            continue  # a guessed cwd (no context): only files that are really there
         if p.startswith("/dev/") and p not in _DEV_READ_OK:
             return (f"reads the device {p} (raw disk or memory content)", False)
         paths = [p]
@@ -413,9 +428,9 @@ def _secret_tree(w: Word, plan: _Plan, hidden: bool = True) -> tuple[str, bool] 
     if v is None:
         return None
     home = plan.home
-    for cwd in plan.cwds:
+    for cwd in plan.read_cwds:
         p = _lexical(v, cwd, home)
-        if p is None:
+        if p is None or (cwd not in plan.cwds and not os.path.lexists(p)):
             continue
         for q in {p, os.path.realpath(p)}:
             for d in _HOME_SECRET_DIRS:
@@ -1223,12 +1238,12 @@ def bash_match_allow_rules(rules, command: object,
             return None
         plan = _plan(command, context)
         a = plan.analysis
-        if a.unanalyzable or a.opaque or not plan.cmds or plan.secrets():
+        if a.unanalyzable or a.opaque or not plan.cmds:
             return None
         specs = [(r, _spec_of(r.specifier)) for r in rules]
         used: PermissionRule | None = None
         for c in plan.cmds:
-            hit = _allow_hit(c, specs)
+            hit = _allow_hit(c, specs, plan)
             if hit is None:
                 return None
             used = used or (hit if hit is not True else None)
@@ -1237,8 +1252,10 @@ def bash_match_allow_rules(rules, command: object,
         return None
 
 
-def _allow_hit(c: _Cmd, specs):
-    """The rule approving one sub-command, True when it needs none, None when none does."""
+def _allow_hit(c: _Cmd, specs, plan: _Plan):
+    """The rule approving one sub-command, True when it needs none (read-only, no secret),
+    None when none does. A rule naming the command approves it even if it reads a plain
+    secret (a key or credential is a safety ASK before allow rules are consulted)."""
     if c.sc.kind == "assignment":
         return True if all(_harmless(n) for n, _ in c.assignments) else None
     if all(_harmless(n) for n, _ in c.assignments):
@@ -1246,7 +1263,7 @@ def _allow_hit(c: _Cmd, specs):
         for r, spec in specs:
             if _matches(spec, vals, True):
                 return r
-    if c.verdict.read_only and not secret_printer(c.argv):
+    if c.verdict.read_only and not secret_printer(c.argv) and not plan.secrets_of(c):
         return True
     return None
 
@@ -1268,13 +1285,11 @@ def _match(rule: PermissionRule, command: object, context: PermissionContext | N
             return False
         matched_any = False
         for c in plan.cmds:
-            hit = _allow_hit(c, [(rule, spec)])
+            hit = _allow_hit(c, [(rule, spec)], plan)
             if hit is None:
                 return False
             matched_any = matched_any or hit is not True
-        if not matched_any:
-            return False
-        return not plan.secrets()
+        return matched_any
     for c in plan.all_cmds():
         if c.sc.kind == "assignment":
             continue

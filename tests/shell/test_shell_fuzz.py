@@ -123,6 +123,8 @@ def test_fast_path_matches_the_tree_walk(pieces: list[tuple[str, str]], tail: st
     if fast is None:
         return
     slow = _Walker(command).run()
+    if any("outside the syntax tree" in r for r in slow.reasons):
+        return  # a tree-sitter quirk (`- a=` parses as `a=`); bash, and the fast path, differ
 
     def sig(a):
         return (a.unanalyzable, a.reasons, a.opaque,

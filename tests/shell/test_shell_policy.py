@@ -219,3 +219,19 @@ def test_context_may_be_missing() -> None:
     assert bash_is_read_only("ls -la") is True
     assert bash_is_read_only("rm x") is False
     assert bash_check_permissions("ls -la").behavior is ALLOW
+
+
+def test_without_context_relative_reads_are_checked_in_the_key_directories(
+        tmp_path, monkeypatch) -> None:
+    """The engine's read-only fast path passes no context: the shell's cwd is then a guess,
+    so a relative name that exists in ~/.ssh (or another key directory) is not read-only."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "config").write_text("Host x")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(proj)
+    assert not bash_is_read_only("cat config")
+    assert bash_is_read_only("cat README.md")
+    assert bash_is_read_only("cat config", PermissionContext(cwd=str(proj), home=str(home)))

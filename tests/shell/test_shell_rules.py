@@ -55,6 +55,9 @@ ALLOW_CASES = [
     ("pytest:*", "for f in a; do pytest $f; done", True),
     ("echo:*", "x='a[$(id)]'; echo $((x))", False),              # opaque: arithmetic on vars
     ("python scripts/format_code.py", "python scripts/format_code.py", True),
+    ("git status:*", "git status && cat ~/.ssh/config", False),   # a secret read rides along
+    ("cat:*", "cat ~/.ssh/config", True),       # named explicitly: the plain ASK is silenced
+    ("make:*", "make && env", False),           # env prints secrets: not covered for free
 ]
 
 
