@@ -91,8 +91,7 @@ class AgentSession:
         if name == "local":
             from ..backends.local import LocalBackend
 
-            return LocalBackend(cwd=str(self.project_dir)) if _accepts(LocalBackend, "cwd") \
-                else LocalBackend()
+            return LocalBackend(str(self.project_dir))
         from ..backends.kernel import KernelBackend
 
         return KernelBackend()
@@ -268,15 +267,6 @@ class AgentSession:
             asyncio.get_running_loop().create_task(_close_all(closers))
         except RuntimeError:  # no loop (plain IPython): run them to the end here
             asyncio.run(_close_all(closers))
-
-
-def _accepts(cls: Any, name: str) -> bool:
-    import inspect
-
-    try:
-        return name in inspect.signature(cls).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 async def _close_all(closers: list[Any]) -> None:

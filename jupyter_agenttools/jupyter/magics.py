@@ -37,68 +37,68 @@ LAYERS = ("local", "project", "user")
 # --- the sub-command parsers (their docstrings become the help) ------------------------------
 
 
-@magic_arguments()
+@magic_arguments("agent mode")
 @argument("mode", nargs="?", help=f"new mode: {', '.join(MODES)}; omit to show the current one")
 def _sub_mode(line):
-    """%agent mode [MODE] -- show or set the permission mode of this kernel."""
+    """Show or set the permission mode of this kernel."""
 
 
-@magic_arguments()
+@magic_arguments("agent rule")
 @argument("behavior", choices=("allow", "ask", "deny"))
 @argument("rule", help='rule text, e.g. "Bash(git status:*)" (quote it)')
 @argument("--layer", choices=LAYERS, default=None,
           help="settings file to write it to; omitted: this kernel only")
 @argument("--remove", action="store_true", help="remove the rule instead of adding it")
 def _sub_rule(line):
-    """%agent rule allow|ask|deny RULE [--layer local|project|user] -- add a rule."""
+    """Add a rule."""
 
 
-@magic_arguments()
+@magic_arguments("agent rules")
 def _sub_rules(line):
-    """%agent rules -- every rule in force, with the file it comes from."""
+    """Every rule in force, with the file it comes from."""
 
 
-@magic_arguments()
+@magic_arguments("agent tool")
 @argument("name", help="a function in the user namespace")
 @argument("--group", default="basic")
 @argument("--read-only", action="store_true", help="never changes anything (no question)")
 @argument("--concurrency-safe", action="store_true", help="may run alongside other calls")
 def _sub_tool(line):
-    """%agent tool NAME [--group G] [--read-only] [--concurrency-safe] -- register a function."""
+    """Register a function."""
 
 
-@magic_arguments()
+@magic_arguments("agent group")
 @argument("name")
 @argument("--description", required=True)
 @argument("--instructions", default=None)
 @argument("--active", action="store_true", help="active from the start")
 def _sub_group(line):
-    """%agent group NAME --description TEXT [--instructions TEXT] [--active] -- add a group."""
+    """Add a group."""
 
 
-@magic_arguments()
+@magic_arguments("agent skill")
 @argument("path", help="a skill folder (with SKILL.md) or a folder of skills")
 @argument("--scan", action="store_true", help="load every skill in the sub-folders")
 def _sub_skill(line):
-    """%agent skill PATH [--scan] -- add skills."""
+    """Add skills."""
 
 
-@magic_arguments()
+@magic_arguments("agent mcp")
 @argument("name")
 @argument("--url", default=None, help="streamable-HTTP server URL")
 @argument("--group", default="basic")
 @argument("command", nargs="*", help="after --: the stdio server's command and arguments")
 def _sub_mcp(line):
-    """%agent mcp NAME -- COMMAND ARGS... | %agent mcp NAME --url URL -- connect an MCP server."""
+    """COMMAND ARGS... | %agent mcp NAME --url URL -- connect an MCP server."""
 
 
-@magic_arguments()
+@magic_arguments("agent model")
 @argument("spec", nargs="?", help="a spec such as openai:gpt-4.1-mini, or a variable name")
 def _sub_model(line):
-    """%agent model [SPEC|VARIABLE] -- show or set the model of the next runs."""
+    """Show or set the model of the next runs."""
 
 
-@magic_arguments()
+@magic_arguments("agent backend")
 @argument("kind", nargs="?", choices=("local", "kernel", "remote"))
 @argument("--kernel-name", default="python3", help="remote: kernelspec to start")
 @argument("--url", default=None, help="remote: Jupyter Server URL")
@@ -107,20 +107,20 @@ def _sub_backend(line):
     """%agent backend [local|kernel|remote [--kernel-name K] [--url URL --token T]]."""
 
 
-@magic_arguments()
+@magic_arguments("agent check")
 @argument("--tool", default="Bash")
 @argument("--mode", default=None, choices=MODES)
 @argument("command", nargs="*", help="the command (or the tool's main argument, or JSON)")
 def _sub_check(line):
-    """%agent check [--tool T] [--mode M] COMMAND -- the decision with its six-step trace."""
+    """The decision with its six-step trace."""
 
 
-@magic_arguments()
+@magic_arguments("agent pending")
 def _sub_pending(line):
-    """%agent pending -- open questions of every run."""
+    """Open questions of every run."""
 
 
-@magic_arguments()
+@magic_arguments("agent answer")
 @argument("id")
 @argument("choice", choices=("allow_once", "always", "deny"))
 @argument("--rule", default=None, help="always: the rule to save (default: first suggestion)")
@@ -129,25 +129,25 @@ def _sub_answer(line):
     """%agent answer ID allow_once|always|deny [--rule R] [--message M]."""
 
 
-@magic_arguments()
+@magic_arguments("agent audit")
 @argument("n", nargs="?", type=int, default=10)
 def _sub_audit(line):
-    """%agent audit [N] -- the last N audit records."""
+    """The last N audit records."""
 
 
-@magic_arguments()
+@magic_arguments("agent cancel")
 @argument("name", nargs="?", help="variable holding the run; omitted: every running run")
 def _sub_cancel(line):
-    """%agent cancel [NAME] -- cancel runs."""
+    """Cancel runs."""
 
 
-@magic_arguments()
+@magic_arguments("%agent")
 @argument("--mode", default=None, choices=MODES, help="mode for this run only")
 @argument("--model", default=None, help="model spec or variable for this run")
 @argument("--as", dest="name", default=None, help="variable to bind the run to")
 @argument("--wait", action="store_true", help="the cell waits for the end (ipykernel >= 7.4)")
 def _sub_cell(line):
-    """%%agent [--mode M] [--model SPEC] [--as NAME] [--wait] -- the cell body is the prompt."""
+    """The cell body is the prompt."""
 
 
 SUBCOMMANDS: dict[str, Callable] = {

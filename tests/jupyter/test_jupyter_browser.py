@@ -127,6 +127,21 @@ def _settle(page, quiet: float = 3.0, timeout: float = 90) -> None:
     raise AssertionError("the notebook's kernel never settled")
 
 
+def _run_all(page, attempts: int = 4) -> None:
+    """Run every cell; again if none started (a command issued while the kernel connection
+    was still being set up is dropped, like the lost first Shift+Enter)."""
+    prompts = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt")
+    for _ in range(attempts):
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if prompts.first.inner_text().strip() not in ("[ ]:", ""):
+                return
+            page.wait_for_timeout(250)
+        _settle(page, quiet=1.0)
+    raise AssertionError("the notebook's cells never started")
+
+
 def test_allow_once_click_in_jupyterlab(lab):
     from playwright.sync_api import expect, sync_playwright
 
@@ -147,7 +162,7 @@ def test_allow_once_click_in_jupyterlab(lab):
             # Run the cells by command rather than by key press: the first Shift+Enter after
             # the kernel turned idle is sometimes lost (jupyter-feasibility §6).
             page.wait_for_function("() => window.jupyterapp !== undefined", timeout=30_000)
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            _run_all(page)
 
             cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
             allow = cell.locator("button.agenttools-allow_once")
