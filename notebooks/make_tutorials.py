@@ -152,7 +152,7 @@ one table says what each step does in each mode:
 | `default` | ask before anything that changes something |
 | `accept_edits` | like default, but file edits inside the working directories go through |
 | `explore` | read-only: only what can be proven read-only runs, the rest is denied |
-| `bypass` | everything runs, except that denials stand |
+| `bypass` | everything runs, even what a safety check would ask about; only denials stand (for sandboxes) |
 | `dont_ask` | unattended runs: every question becomes a denial |"""),
     ("code", setup("02")),
     ("md", """\

@@ -693,8 +693,7 @@ def _rewrite_wait(lines: list[str]) -> list[str]:
 
 
 async def _agent_wait(line: str, body: str) -> None:
-    from IPython import get_ipython
-
+    """The body of a rewritten ``%%agent --wait`` cell: start the run, await its end."""
     from .extension import current_session
 
     session = current_session()

@@ -225,3 +225,57 @@ def test_group_and_model_and_backend(shell, capsys):
 def test_audit_and_pending_tables(shell):
     assert repr(agent(shell, "pending")) == "pending questions: (none)"
     assert agent(shell, "audit 5").headers[0] == "time"
+
+
+def test_traits_come_from_the_shell_config(shell):
+    """What `c.AgentTools.… = …` in ipython_config.py does: config on the shell's Config."""
+    from jupyter_agenttools.jupyter import current_session
+
+    shell.run_line_magic("unload_ext", "jupyter_agenttools")
+    shell.config.AgentTools.max_turns = 3
+    shell.config.AgentTools.mode = "explore"
+    try:
+        shell.run_line_magic("load_ext", "jupyter_agenttools")
+        s = current_session(shell)
+        assert s.config.max_turns == 3 and str(s.engine.mode) == "explore"
+    finally:
+        del shell.config["AgentTools"]
+
+
+def test_bad_trait_values_are_refused(shell):
+    from traitlets import TraitError
+
+    from jupyter_agenttools.jupyter import current_session
+
+    config = current_session(shell).config
+    with pytest.raises(TraitError, match="expected a permission mode"):
+        config.mode = "sideways"
+    with pytest.raises(TraitError, match="max_turns"):
+        config.max_turns = 0
+
+
+@pytest.mark.parametrize("supported", [True, False])
+def test_wait_rewrites_the_cell_only_where_the_kernel_can_take_clicks(shell, monkeypatch,
+                                                                      supported):
+    from jupyter_agenttools.jupyter import extension, magics
+
+    monkeypatch.setattr(extension, "wait_supported", lambda: (supported, "x.y"))
+    lines = ["%%agent --wait --as r\n", "do it\n"]
+    out = magics._rewrite_wait(lines)
+    if supported:
+        assert len(out) == 1 and out[0].startswith("await ") and "_agent_wait" in out[0]
+    else:
+        assert out == lines
+    assert magics._rewrite_wait(["%%agent --as r\n", "do it\n"]) == ["%%agent --as r\n",
+                                                                      "do it\n"]
+
+
+def test_wait_fallback_explains_itself(shell, monkeypatch, capsys):
+    from jupyter_agenttools.jupyter import extension
+
+    monkeypatch.setattr(extension, "wait_supported", lambda: (False, "7.3.0"))
+    with pytest.raises(UsageError):  # no kernel loop here: the run itself cannot start
+        shell.run_cell_magic("agent", "--wait --model scripted", "hello")
+    out = capsys.readouterr().out
+    assert "--wait needs ipykernel >= 7.4 (this kernel: 7.3.0)" in out
+    assert "await agent_run.wait_done()" in out
