@@ -1,7 +1,7 @@
 """Where tools run: the backend contract.
 
-A backend needs three async primitives — ``exec_shell``, ``read_file``, ``write_file`` — and gets
-every other operation (``getcwd``, ``stat``, ``scandir``, ``walk``, …) from defaults built on
+A backend needs three async primitives — ``exec_shell``, ``read_file``, ``write_file`` — and
+gets every other operation (``getcwd``, ``stat``, ``scandir``, ``walk``, …) from defaults built on
 them: each default runs a small Python program (``OPS_SOURCE``) on the backend through
 ``exec_shell`` and reads its JSON answer. Subclasses override the defaults with native versions.
 

@@ -67,18 +67,31 @@ def _agt_killpg(pid, sig):
 def _agt_exec(argv, cwd, env, timeout):
     full = dict(_o.environ)
     full.update(env or {})
+    # An interrupt landing inside Popen would lose the child (created, but no Popen object to
+    # kill it with): hold SIGINT back until the process is known, then honour it.
+    deferred = []
+    try:
+        old_handler = _sig.signal(_sig.SIGINT, lambda signum, frame: deferred.append(signum))
+    except ValueError:  # not the main thread: no handler to swap
+        old_handler = None
     try:
         p = _sp.Popen(argv, cwd=cwd or None, env=full, stdin=_sp.DEVNULL, stdout=_sp.PIPE,
                       stderr=_sp.PIPE, start_new_session=True)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
+        p = None
         code = 126 if isinstance(e, PermissionError) else 127
         msg = "cannot run %r: %s: %s\n" % (list(argv), e.strerror, e.filename or "")
+    finally:
+        if old_handler is not None:
+            _sig.signal(_sig.SIGINT, old_handler)
+    if p is None:
         _agt_emit({"k": "out", "s": "stderr", "n": 0,
                    "b": _b64.b64encode(msg.encode()).decode()})
         _agt_emit({"k": "exit", "code": code, "timed_out": False})
         return
-    _agt_emit({"k": "pid", "pid": p.pid})
     q = _q.Queue(maxsize=16)
+    deadline = None if timeout is None else _tm.monotonic() + timeout
+    open_streams, timed_out, seq, completed = 2, False, 0, False
 
     def pump(name, f):
         try:
@@ -89,13 +102,6 @@ def _agt_exec(argv, cwd, env, timeout):
                 q.put((name, b))
         finally:
             q.put((name, None))
-
-    threads = [_th.Thread(target=pump, args=("stdout", p.stdout), daemon=True),
-               _th.Thread(target=pump, args=("stderr", p.stderr), daemon=True)]
-    for t in threads:
-        t.start()
-    deadline = None if timeout is None else _tm.monotonic() + timeout
-    open_streams, timed_out, seq = 2, False, 0
 
     def drain(until):
         nonlocal open_streams, seq
@@ -114,6 +120,11 @@ def _agt_exec(argv, cwd, env, timeout):
                 seq += 1
 
     try:
+        _agt_emit({"k": "pid", "pid": p.pid})
+        if deferred:
+            raise KeyboardInterrupt
+        for name, f in (("stdout", p.stdout), ("stderr", p.stderr)):
+            _th.Thread(target=pump, args=(name, f), daemon=True).start()
         while open_streams:
             now = _tm.monotonic()
             if deadline is not None and now >= deadline:
@@ -129,8 +140,9 @@ def _agt_exec(argv, cwd, env, timeout):
             _agt_killpg(p.pid, _sig.SIGKILL)
             drain(_tm.monotonic() + 0.5)
         p.wait()
+        completed = not timed_out
     finally:
-        if p.poll() is None or timed_out:
+        if not completed:  # timed out or interrupted: nothing of the group survives
             _agt_killpg(p.pid, _sig.SIGKILL)
             p.wait()
         for f in (p.stdout, p.stderr):

@@ -96,7 +96,7 @@ class LocalBackend(BackendBase):
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + max(0.0, float(timeout))
         open_streams = 2
-        timed_out = False
+        timed_out = completed = False
         try:
             while open_streams:
                 wait = None if deadline is None else deadline - loop.time()
@@ -128,11 +128,14 @@ class LocalBackend(BackendBase):
                         yield item
             else:
                 await proc.wait()
+                completed = True
             code = proc.returncode if proc.returncode is not None else -1
             yield ExecResult(code, timed_out=timed_out)
         finally:
-            # Normal end, timeout, cancellation or an abandoned generator: no process survives.
-            if proc.returncode is None:
+            # Timeout, cancellation or an abandoned generator: nothing of the group survives,
+            # the leader's background children included. (A command that ran to its end may
+            # leave a deliberately detached process behind.)
+            if not completed:
                 _killpg(proc.pid, signal.SIGKILL)
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(proc.wait(), 2)

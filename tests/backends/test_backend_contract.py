@@ -133,6 +133,22 @@ async def test_cancellation_kills_the_command(backend, tmp_path):
     assert r.stdout == b"still usable\n"
 
 
+async def test_cancellation_kills_children_of_a_leader_that_exited(backend, tmp_path):
+    pidfile = tmp_path / "bg"
+    # The leader exits at once; its background child keeps the output pipe open.
+    task = asyncio.ensure_future(backend.exec_shell(
+        ["/bin/bash", "-c", f"sleep 100 & echo $! > {pidfile}"]))
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert wait_dead([int(pidfile.read_text())]) == []
+
+
 async def test_immediate_cancellation_leaves_nothing_running(backend, tmp_path):
     marker = f"{tmp_path}/started"
     seconds = 1000 + os.getpid() % 1000  # a sleep we can recognise

@@ -18,8 +18,9 @@ from jupyter_agenttools.tools.base import ToolResultState
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+PNG = base64.b64decode(  # a 1x1 pixel
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAAB"
+    "JRU5ErkJggg==")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
