@@ -403,7 +403,7 @@ class AgentMagics(Magics):
         print("skills added: " + (", ".join(names) if names else args.path))
 
     def _do_mcp(self, rest: str) -> Any:
-        args = _parse(_sub_mcp, rest.replace(" -- ", " -- ", 1))
+        args = _parse(_sub_mcp, rest)
         if bool(args.url) == bool(args.command):
             raise UsageError("expected either `%agent mcp NAME -- COMMAND ARGS...` or "
                              "`%agent mcp NAME --url URL`")

@@ -75,7 +75,8 @@ class ToolCallView(_FixedRepr, W.VBox):
         super().__init__([self.title, self.code, self.decision, self.output, self.status])
         self.add_class("agenttools-tool-call")
 
-    def show_question(self, card: W.Widget) -> None:
+    def show_question(self, card: "QuestionCard") -> None:
+        card.code.layout.display = "none"  # the call's input is shown just above
         self.children = (self.title, self.code, self.decision, card, self.output, self.status)
 
     def append_output(self, text: str) -> None:
