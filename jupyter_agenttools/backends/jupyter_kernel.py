@@ -663,7 +663,7 @@ class JupyterKernelBackend(BackendBase):
                 # that has not started yet gets a moment to start, so that the interrupt
                 # hits it and not whatever runs before it.
                 with contextlib.suppress(BaseException):
-                    if started or await asyncio.wait_for(self._wait_started(msg_id), 5):
+                    if started or await asyncio.wait_for(self._wait_started(msg_id), 15):
                         await t.interrupt()
                         await asyncio.wait_for(self._wait_idle(msg_id), 10)
             with contextlib.suppress(Exception):

@@ -8,6 +8,7 @@ import os
 import stat
 import sys
 import time
+import uuid
 
 import pytest
 import pytest_asyncio
@@ -151,7 +152,7 @@ async def test_cancellation_kills_children_of_a_leader_that_exited(backend, tmp_
 
 async def test_immediate_cancellation_leaves_nothing_running(backend, tmp_path):
     marker = f"{tmp_path}/started"
-    seconds = 1000 + os.getpid() % 1000  # a sleep we can recognise
+    seconds = 1000 + uuid.uuid4().int % 9000  # a sleep we can recognise
     task = asyncio.ensure_future(backend.exec_shell(
         ["/bin/bash", "-c", f"touch {marker}; exec sleep {seconds}"]))
     await asyncio.sleep(0)
