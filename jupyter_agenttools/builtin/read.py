@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
@@ -150,29 +151,30 @@ class Read(FileToolMixin, Tool):
                     text, full = text[:-1], full - 1
                 lines.append((total, text, full))
 
-        async for chunk in b.read_stream(path):
-            if first:
-                first = False
-                head = chunk[:8192]
-                mime = _sniff_image(head)  # the bytes decide, not the extension
-                if mime is not None:
-                    return await self._image(path, st, mime)
-                if looks_binary(head):
-                    raise ToolExecutionError(
-                        f"{path} looks like a binary file ({st.size:,} bytes); Read shows text "
-                        f"files and png/jpeg/gif/webp images only.")
-            pos = 0
-            while True:
-                nl = chunk.find(b"\n", pos)
-                piece = chunk[pos:] if nl < 0 else chunk[pos:nl]
-                if len(pending) < keep:
-                    pending += piece[:keep - len(pending)]
-                pending_len += len(piece)
-                if nl < 0:
-                    break
-                finish_line(bytes(pending), pending_len)
-                pending, pending_len = bytearray(), 0
-                pos = nl + 1
+        async with contextlib.aclosing(b.read_stream(path)) as stream:
+            async for chunk in stream:
+                if first:
+                    first = False
+                    head = chunk[:8192]
+                    mime = _sniff_image(head)  # the bytes decide, not the extension
+                    if mime is not None:
+                        return await self._image(path, st, mime)
+                    if looks_binary(head):
+                        raise ToolExecutionError(
+                            f"{path} looks like a binary file ({st.size:,} bytes); Read shows "
+                            f"text files and png/jpeg/gif/webp images only.")
+                pos = 0
+                while True:
+                    nl = chunk.find(b"\n", pos)
+                    piece = chunk[pos:] if nl < 0 else chunk[pos:nl]
+                    if len(pending) < keep:
+                        pending += piece[:keep - len(pending)]
+                    pending_len += len(piece)
+                    if nl < 0:
+                        break
+                    finish_line(bytes(pending), pending_len)
+                    pending, pending_len = bytearray(), 0
+                    pos = nl + 1
         if pending_len:
             finish_line(bytes(pending), pending_len)
         self.backend.file_read_state[path] = (st.mtime_ns, st.size)
