@@ -140,6 +140,8 @@ class Bash(Tool):
         meta = {"exit_code": final.exit_code, "timed_out": final.timed_out,
                 "truncated": spool.truncated, "offload_path": spool.path,
                 "output_chars": spool.total_chars}
+        if description:
+            meta["description"] = description
         if final.timed_out:
             yield ToolChunk.error(
                 f"\n[Command timed out after {_seconds(timeout_ms)}; it was stopped together "
