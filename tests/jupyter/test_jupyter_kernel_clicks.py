@@ -139,3 +139,19 @@ def test_unload_removes_everything_and_reload_works(kernel):
     out = kernel.run("%reload_ext jupyter_agenttools\n%agent mode\n"
                      "print('agent' in get_ipython().magics_manager.magics['cell'])")
     assert out.strip().splitlines() == ["mode: default", "True"]
+
+
+def test_safety_question_is_marked_and_offers_no_always(kernel):
+    kernel.run(SETUP)
+    kernel.run('m = ScriptedModel([[{"name": "Read", "input": {"file_path": "~/.ssh/id_rsa"}}],'
+               ' "no key for me"])')
+    kernel.run(START)
+    deny = kernel.wait_button("agenttools-deny")
+    kernel.wait_for(lambda: [s for s in kernel.models.values()
+                             if "agenttools-question-safety" in s.get("_dom_classes", ())],
+                    what="the card marked as a safety question")
+    assert not kernel.buttons(css="agenttools-always")
+    assert any("allow rules cannot silence this" in v for v in kernel.html_values())
+    kernel.click(deny)
+    r = report(kernel)
+    assert r["results"] == ["denied"] and r["asks"] == [["deny", None]]
