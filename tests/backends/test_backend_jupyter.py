@@ -236,3 +236,22 @@ async def test_kernel_backend_inside_a_real_ipython_kernel_follows_cd_and_env(tm
     finally:
         kc.stop_channels()
         await km.shutdown_kernel(now=True)
+
+
+async def test_a_kernel_that_overruns_is_interrupted_by_the_host(monkeypatch):
+    """The host's backstop: kernel-side work that outlives its time limit (plus slack) is
+    interrupted, the call fails clearly, and the kernel stays usable."""
+    from jupyter_agenttools.backends import jupyter_kernel
+
+    monkeypatch.setattr(jupyter_kernel, "TIMEOUT_SLACK", 0.0)
+    backend = await JupyterKernelBackend.start("python3")
+    try:
+        start = time.monotonic()
+        with pytest.raises(BackendError, match="overran its time limit and was interrupted"):
+            async for _ in backend._run("import time; time.sleep(60)", {}, 1.0):
+                pass
+        assert time.monotonic() - start < 20
+        r = await backend.exec_shell(["echo", "fine"])
+        assert r.stdout == b"fine\n"
+    finally:
+        await backend.close()
