@@ -230,6 +230,8 @@ def test_panel_rule_changes_the_notebook_decision(lab):
             panel.locator(".agenttools-audit-behavior").select_option("ask")
             expect(rows.first).to_have_attribute("data-behavior", "ask")
             expect(panel.locator(".agenttools-audit-row[data-behavior='allow']")).to_have_count(0)
+            panel.locator(".agenttools-audit-section").scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "agenttools-panel-audit.png"))
 
             # 7. A mode chosen in the panel reaches the file and the status bar.
             panel.locator("#agenttools-mode-project").select_option("accept_edits")
