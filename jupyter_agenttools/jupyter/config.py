@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Enum, Int, Unicode, validate
+from traitlets import Bool, Enum, Int, TraitError, Unicode, default, validate
 from traitlets.config import Configurable
 
 from ..permission.types import PermissionMode
@@ -32,7 +32,6 @@ class AgentTools(Configurable):
     ).tag(config=True)
 
     model = Unicode(
-        os.environ.get("AGENTTOOLS_MODEL", ""),
         help="Model spec for load_model (e.g. 'openai:gpt-4.1-mini'), or the name of a variable "
         "in the user namespace holding a model object. Env AGENTTOOLS_MODEL sets the default.",
     ).tag(config=True)
@@ -66,6 +65,10 @@ class AgentTools(Configurable):
         False, help="Make every %%agent cell wait for its run (needs ipykernel >= 7.4)."
     ).tag(config=True)
 
+    @default("model")
+    def _model_from_env(self) -> str:
+        return os.environ.get("AGENTTOOLS_MODEL", "")
+
     @validate("mode")
     def _check_mode(self, proposal):
         value = proposal["value"]
@@ -74,14 +77,10 @@ class AgentTools(Configurable):
         try:
             return PermissionMode.parse(value).value
         except ValueError as exc:
-            from traitlets import TraitError
-
             raise TraitError(str(exc)) from None
 
     @validate("max_turns")
     def _check_turns(self, proposal):
         if proposal["value"] < 1:
-            from traitlets import TraitError
-
             raise TraitError(f"max_turns must be >= 1, got {proposal['value']}")
         return proposal["value"]

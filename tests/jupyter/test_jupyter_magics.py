@@ -279,3 +279,15 @@ def test_wait_fallback_explains_itself(shell, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "--wait needs ipykernel >= 7.4 (this kernel: 7.3.0)" in out
     assert "await agent_run.wait_done()" in out
+
+
+def test_model_default_comes_from_the_environment(shell, monkeypatch, capsys):
+    from jupyter_agenttools.jupyter.config import AgentTools
+
+    monkeypatch.setenv("AGENTTOOLS_MODEL", "scripted")
+    assert AgentTools().model == "scripted"
+    monkeypatch.delenv("AGENTTOOLS_MODEL")
+    assert AgentTools().model == ""
+    shell.run_line_magic("config", "AgentTools.model = 'openai:some-model'")
+    agent(shell, "model")
+    assert capsys.readouterr().out.strip() == "model: openai:some-model"
