@@ -161,7 +161,7 @@ without writing to the audit log). A `!` marks a *safety* question: allow rules 
 silence it and "Always allow" is never offered for it."""),
     ("code", T02_CALLS),
     ("md", """\
-Now real runs of one script (read, edit, `mkdir`) in four modes. `%%agent --mode M` sets the
+Now real runs of one script (read, edit, `mkdir`) in the modes. `%%agent --mode M` sets the
 mode for one run only; `%agent mode M` changes it for the kernel."""),
     ("code", '''\
 def script():
@@ -187,13 +187,27 @@ await run_edits.wait_done(timeout=10)
 show(run_edits)
 print(pathlib.Path("notes.txt").read_text(), pathlib.Path("build").is_dir())'''),
     ("md", """\
+**bypass**: no questions at all (only deny rules would stop a call). Meant for sandboxes:
+here the script edits the file once more."""),
+    ("code", '''\
+m_bypass = ScriptedModel([
+    [{"name": "Edit", "input": {"file_path": "notes.txt", "old_string": "final",
+                                "new_string": "checked"}}],
+    "Done.",
+])'''),
+    ("code", "%%agent --mode bypass --model m_bypass --as run_bypass\nMark notes.txt as checked"),
+    ("code", '''\
+await run_bypass.wait_done(timeout=10)
+show(run_bypass)
+print(pathlib.Path("notes.txt").read_text())'''),
+    ("md", """\
 **default**: the edit is a question. This time we deny it, with a message the model reads.
-(The file already says "final", so allowing it would fail anyway.)"""),
+(The file no longer says "draft", so allowing it would fail anyway.)"""),
     ("code", "%%agent --model m_default --as run_default\nFinalise notes.txt"),
     ("code", '''\
 ask = await run_default.next_ask(timeout=10)
 print(ask.tool, ask.input["file_path"], "-", ask.decision.reason)
-ask.answer("deny", message="Leave notes.txt alone, it is final.")'''),
+ask.answer("deny", message="Leave notes.txt alone, it is done.")'''),
     ("code", '''\
 ask = await run_default.next_ask(timeout=10)
 print(ask.tool, ask.input["command"], "-", ask.decision.reason)
