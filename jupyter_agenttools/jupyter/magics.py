@@ -600,10 +600,10 @@ def _model_name(model: Any) -> str:
 
 
 def _summary(ask: Any) -> str:
-    try:
-        return ask.tool.input_summary(ask.input)
-    except Exception:
-        return json.dumps(ask.input, default=str, ensure_ascii=False)
+    summary = getattr(ask, "summary", None)
+    if isinstance(summary, str):
+        return summary
+    return json.dumps(ask.input, default=str, ensure_ascii=False)
 
 
 _CHECK_OPT = re.compile(r"^\s*(--(?:tool|mode)(?:=|\s+)(?:\"[^\"]*\"|'[^']*'|\S+))")
