@@ -64,13 +64,15 @@ class Bash(Tool):
 
     # --- permission hooks: the shell analysis decides ------------------------------------------
 
-    def is_read_only(self, tool_input: Mapping[str, Any] | None = None) -> bool:
+    def is_read_only(self, tool_input: Mapping[str, Any] | None = None,
+                     context: "PermissionContext | None" = None) -> bool:
         command = (tool_input or {}).get("command")
         if not isinstance(command, str):
             return False
         from ..shell.policy import bash_is_read_only
 
-        return bool(bash_is_read_only(command, None))
+        # The context's cwd matters: a relative path may be a symlink to a secret there.
+        return bool(bash_is_read_only(command, context))
 
     def check_permissions(self, tool_input: Mapping[str, Any],
                           context: "PermissionContext") -> "PermissionDecision":

@@ -194,6 +194,13 @@ class Grep(FileToolMixin, Tool):
                 argv += ["-A", str(o["after"])]
         if glob:
             argv += ["--glob", glob]
+        # After the caller's glob, because ripgrep lets the later glob win: a secret file
+        # (.env, keys, credentials) is never searched as part of a folder; naming it as the
+        # path goes through the Read permission check instead.
+        from ..permission.sensitive import search_exclude_globs
+
+        for exclude in search_exclude_globs():
+            argv += ["--glob", exclude]
         return argv + ["-e", pattern, "--", target]
 
     async def _fallback(self, pattern: str, target: str, is_dir: bool, glob: str | None,
@@ -207,6 +214,10 @@ class Grep(FileToolMixin, Tool):
                 prefix = target.rstrip("/") + "/"
                 files = [p for p in files
                          if rx.match(p[len(prefix):] if "/" in glob else b.path.basename(p))]
+            from ..permission.sensitive import secret_reason
+
+            home = await b.expanduser("~")
+            files = [p for p in files if secret_reason(p, home) is None]
         else:
             files = [target]
         request = dict(o, pattern=pattern, files=files, cols=MAX_COLUMNS)

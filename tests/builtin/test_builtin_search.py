@@ -233,3 +233,24 @@ async def test_grep_schema():
     assert schema_errors(grep, {"pattern": ""})
     assert schema_errors(grep, {"pattern": "x", "-A": -1})
     assert not schema_errors(grep, {"pattern": "x", "-i": True, "-C": 2, "head_limit": 0})
+
+
+async def test_grep_over_a_folder_never_prints_secret_files(tmp_path, engine):
+    """A folder search skips .env, keys and credentials (naming one as the path is a Read
+    permission question instead); ordinary files are still searched. (.env templates may be
+    skipped too: ripgrep's exclude globs cannot re-include them without whitelisting.)"""
+    files = {".env": "API_KEY=needle-secret\n", ".env.local": "needle-local\n",
+             "deploy/id_rsa": "needle-key\n", "certs/server.pem": "needle-pem\n",
+             ".env.example": "API_KEY=needle-template\n", "app.py": "needle = 1\n",
+             "glob_target.env": "x\n"}
+    for rel_path, text in files.items():
+        (tmp_path / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel_path).write_text(text)
+    grep = Grep(LocalBackend(str(tmp_path)), use_ripgrep=engine)
+    _, r = await run_tool(grep, pattern="needle", output_mode="content")
+    assert "secret" not in r.text and "needle-local" not in r.text
+    assert "needle-key" not in r.text and "needle-pem" not in r.text
+    assert "app.py:1:needle = 1" in r.text
+    # the caller's own glob cannot pull a secret back in
+    _, r = await run_tool(grep, pattern="needle", output_mode="content", glob=".env*")
+    assert "secret" not in r.text and "needle-local" not in r.text
