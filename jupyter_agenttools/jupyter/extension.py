@@ -142,12 +142,18 @@ class AgentSession:
     def agent_for(self, model: Any = None, mode: str | None = None) -> Any:
         """The agent for the next run: the previous one (its conversation goes on) when the
         model and mode are the same and it is idle, else a new one."""
-        resolved = self.resolve_model(model)
-        key = (id(resolved), mode or None, self.config.max_turns, self.config.output_budget,
+        raw = model
+        if raw is None:
+            raw = self.model if self.model is not None else (self.config.model or None)
+        ns = self.shell.user_ns if self.shell is not None else {}
+        spec_only = isinstance(raw, str) and not (raw.isidentifier() and raw in ns)
+        # a spec string names the same model every time; an object is itself
+        which = ("spec", raw) if spec_only else ("object", id(self.resolve_model(raw)))
+        key = (which, mode or None, self.config.max_turns, self.config.output_budget,
                self.config.system_prompt)
         agent = self._agent
         if agent is None or key != self._agent_key or agent.current_run is not None:
-            agent = self.make_agent(resolved, mode)
+            agent = self.make_agent(raw, mode)
             self._agent, self._agent_key = agent, key
         return agent
 

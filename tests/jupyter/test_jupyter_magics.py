@@ -23,12 +23,14 @@ def shell(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
     monkeypatch.delenv("AGENTTOOLS_MODEL", raising=False)
     sh = InteractiveShell.instance()
+    sh.config.pop("AgentTools", None)  # %config writes to the (shared) shell's Config
     sh.run_line_magic("load_ext", "jupyter_agenttools")
     sh.project = project
     try:
         yield sh
     finally:
         sh.run_line_magic("unload_ext", "jupyter_agenttools")
+        sh.config.pop("AgentTools", None)
 
 
 def agent(sh, line: str):
@@ -239,7 +241,7 @@ def test_traits_come_from_the_shell_config(shell):
         s = current_session(shell)
         assert s.config.max_turns == 3 and str(s.engine.mode) == "explore"
     finally:
-        del shell.config["AgentTools"]
+        shell.config.pop("AgentTools", None)
 
 
 def test_bad_trait_values_are_refused(shell):
@@ -291,3 +293,22 @@ def test_model_default_comes_from_the_environment(shell, monkeypatch, capsys):
     shell.run_line_magic("config", "AgentTools.model = 'openai:some-model'")
     agent(shell, "model")
     assert capsys.readouterr().out.strip() == "model: openai:some-model"
+
+
+def test_agent_is_reused_for_the_same_model_and_mode(shell):
+    from jupyter_agenttools import ScriptedModel
+    from jupyter_agenttools.jupyter import current_session
+
+    s = current_session(shell)
+    shell.user_ns["m1"] = ScriptedModel(["a"])
+    shell.user_ns["m2"] = ScriptedModel(["b"])
+    a1 = s.agent_for("m1")
+    assert s.agent_for("m1") is a1  # idle, same model: the conversation goes on
+    assert s.agent_for("m1", "explore") is not a1
+    assert s.agent_for("m2") is not a1
+    spec = s.agent_for("scripted")
+    assert s.agent_for("scripted") is spec
+    assert s.agent_for("m2", "explore").engine is not s.engine  # a run-only mode
+    assert str(s.agent_for("m2", "explore").engine.mode) == "explore"
+    with pytest.raises(Exception, match="no model configured"):
+        s.agent_for()
