@@ -59,11 +59,9 @@ def mutated(draw) -> str:
 
 
 def _has_parse_error(command: str) -> bool:
-    try:
-        data = command.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return _PARSER.parse(data).root_node.has_error
+    """Only called for text analyze() accepted (raw parsing of rejected text can crash
+    tree-sitter-bash: see parse._BAD_CHARS)."""
+    return _PARSER.parse(command.encode("utf-8")).root_node.has_error
 
 
 def _check(command: str) -> None:
@@ -74,7 +72,7 @@ def _check(command: str) -> None:
     bash_match_rule(DENY_RM, command, CTX)
     suggestions = bash_suggest_rules(command, CTX)
     assert isinstance(ro, bool)
-    if _has_parse_error(command) or a.unanalyzable:
+    if a.unanalyzable or _has_parse_error(command):
         assert a.unanalyzable
         assert d.behavior is not PermissionBehavior.ALLOW, command
         assert d.bypass_immune
@@ -95,10 +93,25 @@ def test_mutated_corpus_commands(command: str) -> None:
     _check(command)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.text(max_size=200))
 def test_arbitrary_unicode(command: str) -> None:
     _check(command)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.one_of(SHELL_CHARS, st.characters(min_codepoint=0x80)), max_size=12)
+       .map("".join))
+def test_shell_syntax_next_to_any_code_point(command: str) -> None:
+    """tree-sitter-bash 0.25 segfaults on `{` + a plane-14..16 character: such input must be
+    refused before it reaches the parser (a crash here kills the whole test run)."""
+    _check(command)
+
+
+def test_characters_that_crash_the_parser_are_refused() -> None:
+    for cp in (0xE0000, 0xE0100, 0x100000, 0x105D2C, 0x10FFFF):
+        a = analyze("{" + chr(cp))
+        assert a.unanalyzable
 
 
 # --- the fast path (plain words and `| && || ;`) gives what the tree walk gives ----------------
