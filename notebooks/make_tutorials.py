@@ -110,9 +110,21 @@ print(pathlib.Path("notes/summary.md").read_text())'''),
     ("code", '''\
 for rec in session.audit.read(newest_first=False):
     print(f'{rec["kind"]:8} {rec["tool"]:6} {rec["behavior"]:6} {rec.get("answer") or ""}')'''),
+    ("md", "`%agent audit N` shows the last N records as a table, with times:"),
+    ("code", "%agent audit 4"),
     ("md", """\
-`%agent audit` shows the same log as a table, with times. Next: **02** compares the five
-permission modes on the same tool calls."""),
+A run you no longer want stops with the **Cancel** button of its panel, `agent_run.cancel()`,
+or `%agent cancel` (every run still going). Its open questions close with it."""),
+    ("code", '''\
+spare_model = ScriptedModel([[{"name": "Bash", "input": {"command": "touch later.txt"}}],
+                             "never said"])'''),
+    ("code", "%%agent --model spare_model --as spare\nCreate later.txt"),
+    ("code", '''\
+await spare.next_ask(timeout=10)
+%agent cancel
+await spare.wait_done(timeout=10)
+print(spare.state, pathlib.Path("later.txt").exists())'''),
+    ("md", "Next: **02** compares the five permission modes on the same tool calls."),
 ]
 
 T02_CALLS = '''\
