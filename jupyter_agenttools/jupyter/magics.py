@@ -648,7 +648,11 @@ def _check_input(tool: Any, command: str) -> dict[str, Any]:
 def _build_help() -> str:
     parts = ["Drive the agent of this kernel.\n",
              "%%agent cell: the cell body is the prompt; the run's panel shows in the cell.",
-             "%agent SUB-COMMAND ...: one of the forms below.\n"]
+             "%agent SUB-COMMAND ...: one of the forms below.",
+             "@agent_tool (bare or with name=, description=, group=, read_only=,",
+             "concurrency_safe=) registers a notebook function as a tool.",
+             "Settings: %config AgentTools (mode, model, max_turns, output_budget, backend,",
+             "project_dir, run_name, system_prompt, wait).\n"]
     for func in [_sub_cell, *SUBCOMMANDS.values()]:
         parts.append((func.__doc__ or "").strip())
         parts.append("")
