@@ -288,10 +288,32 @@ def _stdin_sources(c: _Cmd, plan: "_Plan") -> list[str]:
     return out
 
 
+_DEFAULT_CONTEXTS: dict[tuple[str, str], PermissionContext] = {}
+_KEY_DIRS: dict[str, tuple[float, list[str]]] = {}
+
+
 def _context(context: PermissionContext | None) -> PermissionContext:
+    """The caller's context, or one for the process cwd and home (built once per pair)."""
     if isinstance(context, PermissionContext):
         return context
-    return PermissionContext()
+    key = (os.getcwd(), os.path.expanduser("~"))
+    ctx = _DEFAULT_CONTEXTS.get(key)
+    if ctx is None:
+        if len(_DEFAULT_CONTEXTS) > 64:
+            _DEFAULT_CONTEXTS.clear()
+        ctx = _DEFAULT_CONTEXTS[key] = PermissionContext(cwd=key[0], home=key[1])
+    return ctx
+
+
+def _existing_key_dirs(home: str) -> list[str]:
+    """The key directories (~/.ssh …) that exist, re-checked at most every 2 seconds."""
+    import time
+    now = time.monotonic()
+    hit = _KEY_DIRS.get(home)
+    if hit is None or now - hit[0] > 2.0:
+        dirs = [os.path.join(home, d) for d in _HOME_SECRET_DIRS]
+        hit = _KEY_DIRS[home] = (now, [d for d in dirs if os.path.isdir(d)])
+    return hit[1]
 
 
 def _plan(command: object, context: PermissionContext | None) -> _Plan:
@@ -308,7 +330,7 @@ def _plan(command: object, context: PermissionContext | None) -> _Plan:
                     if p and p not in cwds:
                         cwds.append(p)
     read_cwds = cwds if isinstance(context, PermissionContext) else \
-        cwds + [os.path.join(ctx.home, d) for d in _HOME_SECRET_DIRS]
+        cwds + _existing_key_dirs(ctx.home)
     return _Plan(a, ctx, cmds, cwds, read_cwds=read_cwds)
 
 
@@ -1074,8 +1096,9 @@ def bash_check_permissions(command: object,
             safety=True)
 
 
-def _check(command: object, context: PermissionContext | None) -> PermissionDecision:
-    plan = _plan(command, context)
+def _check(command: object, context: PermissionContext | None,
+           plan: _Plan | None = None) -> PermissionDecision:
+    plan = plan or _plan(command, context)
     a = plan.analysis
     shown = _summary(command)
     if a.unanalyzable:
@@ -1335,7 +1358,7 @@ def _suggest(command: object, context: PermissionContext | None) -> list[Permiss
     a = plan.analysis
     if a.unanalyzable or a.multiline or a.heredocs or a.opaque:
         return []
-    d = bash_check_permissions(command, plan.context)
+    d = _check(command, plan.context, plan)
     if d.is_safety_ask or d.behavior in (PermissionBehavior.DENY, PermissionBehavior.ALLOW):
         return []
     out: list[str] = []
