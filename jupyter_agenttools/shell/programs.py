@@ -313,6 +313,19 @@ def _subcommands(forms: set[tuple[str, ...]], reason: str,
     return check
 
 
+def _ps(argv: list[Word]) -> Verdict:
+    for w in argv[1:]:
+        v = w.value
+        if v is None:
+            return _no("an argument decided at run time")
+        # BSD-style `ps e` / `ps auxe` print every process's environment (API keys)
+        if not v.startswith("-") and "e" in v and v.isalpha():
+            return _no("ps e shows the environment of every process, where API keys live")
+        if v.startswith(("-o", "--format", "-O", "o")) and "environ" in v:
+            return _no("ps shows process environments")
+    return Verdict(True, "lists processes")
+
+
 def _python(argv: list[Word]) -> Verdict:
     vals = [w.value for w in argv[1:]]
     if len(vals) == 1 and vals[0] in ("--version", "-V", "-VV"):
@@ -992,7 +1005,7 @@ def _sed(argv: list[Word]) -> Verdict:
 
 # --- awk -------------------------------------------------------------------------------------
 
-_AWK_BAD = re.compile(r"\bsystem\s*\(|\bENVIRON\b|\bPROCINFO\b|@load|@include|\|&|"
+_AWK_BAD = re.compile(r"\bsystem\s*\(|\bENVIRON\b|\bPROCINFO\b|@|\|&|"
                       r"\bgetline\b[^;|}\n]*<")
 
 
@@ -1296,7 +1309,7 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "locale": Spec("prints locale settings", reads="none", operands="strings"),
     "lscpu": Spec("prints CPU information", reads="none"),
     "lsblk": Spec("lists block devices", reads="none", operands="strings"),
-    "ps": Spec("lists processes", reads="none", operands="strings"),
+    "ps": _ps,
     "pgrep": Spec("finds processes", reads="none", operands="strings"),
     "who": Spec("lists logged-in users", reads="none", operands="strings"),
     "w": Spec("lists logged-in users", reads="none", operands="strings"),
@@ -1312,9 +1325,9 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
                           "mamba listing"),
     "npm": _subcommands({("ls",), ("list",), ("--version",), ("-v",), ("view",),
                          ("outdated",)}, "npm listing"),
+    # not `jupyter server list`: it prints the servers' access tokens
     "jupyter": _subcommands({("--version",), ("--paths",), ("kernelspec", "list"),
-                             ("notebook", "list"), ("server", "list"), ("lab", "--version")},
-                            "jupyter listing"),
+                             ("lab", "--version")}, "jupyter listing"),
     "ss": Spec("lists sockets", reads="none", operands="strings",
                veto={"-K": "kills sockets", "--kill": "kills sockets"}),
     "netstat": Spec("lists sockets", reads="none", operands="strings"),
@@ -1339,7 +1352,7 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
                         "--console-level": "sets the level", "-w": "waits forever",
                         "--follow": "waits forever", "-W": "waits forever"}),
     "systemctl": _subcommands({("status",), ("list-units",), ("list-unit-files",),
-                               ("is-active",), ("is-enabled",), ("is-failed",), ("show",),
+                               ("is-active",), ("is-enabled",), ("is-failed",),
                                ("list-timers",), ("--version",)}, "systemctl query"),
     "timedatectl": _subcommands({(), ("status",)}, "prints time settings", any_tail=False),
     "hostnamectl": _subcommands({(), ("status",)}, "prints host settings", any_tail=False),
