@@ -26,13 +26,23 @@ Decisions (SPEC §6), in order, for ``bash_check_permissions``:
    resolves inside a working directory.
 6. Otherwise **PASSTHROUGH**: the engine's allow rules and the mode's fallback decide.
 
-Command/process substitution, loops, subshells, functions, ``[[ ]]``, unquoted heredocs and the
-like are *not* safety ASKs: such a command is simply not provably read-only, so it falls
-through to PASSTHROUGH (default mode asks). Their sub-commands are still extracted: deny/ask
-rules and the danger checks see ``rm`` inside ``$( )``, and an allow rule approves the command
-only if every extracted sub-command is matched by it or is itself read-only. Constructs that
-can run code no sub-command shows (a ``$VAR`` command name, arithmetic on variables,
-``${x@P}``) make the command *opaque*: no allow rule can approve it.
+Command/process substitution, parameter expansion (quoted or not), brace expansion, loops,
+subshells, functions, ``[[ ]]``, unquoted heredocs and the like are *not* safety ASKs: such a
+command is simply not provably read-only, so it falls through to PASSTHROUGH (default mode
+asks). Their sub-commands are still extracted: deny/ask rules and the danger checks see ``rm``
+inside ``$( )``, in ``sh -c '…'``, ``eval``, ``sudo``, ``xargs``, ``find -exec`` and in shell code
+fed on stdin (``bash <<EOF``, ``echo '…' | sh``); an allow rule approves the command only if
+every extracted sub-command is matched by it or is itself read-only *and reads no secret*.
+Constructs that can run code no sub-command shows (a ``$VAR`` command name, arithmetic on
+variables, ``${x@P}``) make the command *opaque*: no allow rule can approve it.
+``bash_match_allow_rules`` lets several allow rules approve a chain together.
+
+Secrets: content reads (``cat``, ``grep``, ``sed r``, ``< file``, ``jq --rawfile`` …) are
+checked against permission/sensitive.py, with symlinks resolved; globs are expanded like bash
+and their literal part checked (``*.pem``); recursive searches are checked for key directories
+below them and for secret files right inside them; names/metadata (``ls``, ``stat``, ``find``)
+of a secret are a plain ASK. Without a context (the engine's read-only fast path) the cwd is a
+guess, so relative names that exist in ``~/.ssh`` and the other key directories count too.
 
 ``bash_match_rule`` (SPEC §5.3): ``Bash(git commit:*)`` is a word prefix, ``Bash(npm run
 test *)`` a wildcard over the joined argv (a trailing `` *`` also matches nothing),
@@ -296,7 +306,7 @@ def _context(context: PermissionContext | None) -> PermissionContext:
     """The caller's context, or one for the process cwd and home (built once per pair)."""
     if isinstance(context, PermissionContext):
         return context
-    key = (os.getcwd(), os.path.expanduser("~"))
+    key = (os.getcwd(), os.environ.get("HOME") or os.path.expanduser("~"))
     ctx = _DEFAULT_CONTEXTS.get(key)
     if ctx is None:
         if len(_DEFAULT_CONTEXTS) > 64:
