@@ -574,6 +574,9 @@ def main(selected: list[str]) -> None:
         start = time.monotonic()
         NotebookClient(nb, timeout=60, kernel_name="python3",
                        resources={"metadata": {"path": str(HERE)}}).execute()
+        # widget state saved by nbclient misses what the background runs changed later
+        # (jupyter-feasibility §5): keep the files small and their diffs about text
+        nb.metadata.pop("widgets", None)
         path = HERE / f"{name}.ipynb"
         nbformat.write(nb, str(path))
         print(f"{path.name}: {time.monotonic() - start:.1f} s")
