@@ -43,12 +43,12 @@ IN_FUNCTION = 8       # function body (runs whenever called)
 IN_CONDITION = 16     # if / case / [[ ]]
 
 # C0/C1 controls except \t and \n, plus zero-width and bidi controls: they hide what runs.
-# Planes 14-16 (tags, private use) too: nobody types them, and tree-sitter-bash 0.25's scanner
-# crashes the process on `{` followed by one of them.
+# Planes 2-16 (rare ideographs, unassigned, tags, private use) too: tree-sitter-bash 0.25's
+# scanner can crash the process on `{` or `${` followed by one of them (found by fuzzing).
 _BAD_CHARS = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e"
     "\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
-    "\U0001d173-\U0001d17a\U000e0000-\U0010ffff]"
+    "\U0001d173-\U0001d17a\U00020000-\U0010ffff]"
 )
 _NAMES = {
     "\x00": "NUL", "\r": "carriage return", "\x1b": "escape", "\u200b": "zero-width space",

@@ -109,9 +109,10 @@ def test_shell_syntax_next_to_any_code_point(command: str) -> None:
 
 
 def test_characters_that_crash_the_parser_are_refused() -> None:
-    for cp in (0xE0000, 0xE0100, 0x100000, 0x105D2C, 0x10FFFF):
-        a = analyze("{" + chr(cp))
-        assert a.unanalyzable
+    for cp in (0x2D524, 0x2D808, 0x6F050, 0x79320, 0x9D7E4, 0xE0000, 0xE0100, 0x100000, 0x105D2C, 0x10FFFF):
+        for prefix in ("{", "${", "x{"):
+            a = analyze(prefix + chr(cp))
+            assert a.unanalyzable
 
 
 # --- the fast path (plain words and `| && || ;`) gives what the tree walk gives ----------------
