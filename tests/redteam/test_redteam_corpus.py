@@ -299,9 +299,6 @@ def test_accept_edits_only_allows_in_project_file_commands(command, workdir):
 
 # --- findings that need their own set-up ----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="Bash.is_read_only ignores the check's cwd (it takes no "
-                   "context), so the read-only fast path resolves paths against the process cwd: "
-                   "a symlink to ~/.ssh/id_rsa in the backend's directory is ALLOWed")
 @pytest.mark.parametrize("mode", ["default", "explore"])
 def test_symlinked_secret_in_another_cwd_is_not_allowed(mode, tmp_path):
     proj = tmp_path / "proj"
