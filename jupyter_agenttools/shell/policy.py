@@ -60,6 +60,7 @@ import glob as _glob
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..permission.types import (
     PermissionBehavior,
@@ -373,10 +374,13 @@ def _sensitive_module():
     return _SENSITIVE
 
 
+@lru_cache(maxsize=8192)
 def _read_verdict(path: str, home: str):
+    """Memoised: the table is fixed, the answer depends on the two strings only."""
     return _sensitive_module().read_verdict(path, home)
 
 
+@lru_cache(maxsize=8192)
 def _write_reason(path: str, home: str) -> str | None:
     mod = _sensitive_module()
     why = mod.sensitive_write_reason(path, home)
@@ -450,6 +454,11 @@ def _secret_word(w: Word, plan: _Plan, precise: bool,
     return None
 
 
+@lru_cache(maxsize=64)
+def _home_dirs(home: str) -> tuple[tuple[str, str], ...]:
+    return tuple((d, os.path.join(home, d)) for d in _HOME_SECRET_DIRS)
+
+
 def _below(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
@@ -465,8 +474,7 @@ def _secret_tree(w: Word, plan: _Plan, hidden: bool = True) -> tuple[str, bool] 
         if p is None or (cwd not in plan.cwds and not os.path.lexists(p)):
             continue
         for q in {p, os.path.realpath(p)}:
-            for d in _HOME_SECRET_DIRS:
-                secret_dir = os.path.join(home, d)
+            for d, secret_dir in _home_dirs(home):
                 if _below(secret_dir, q):
                     return (f"searches {q}, which contains ~/{d}", True)
             for d in _SYSTEM_SECRETS:
@@ -565,8 +573,8 @@ def _target_danger(w: Word, plan: _Plan, what: str) -> tuple[str, str] | None:
                 return (_ASK, f"{what} of {q}: the repository's history")
             if ("/" + q.split("/", 2)[1]) in _SYSTEM_DIRS and not q.startswith(home + "/"):
                 return (_ASK, f"{what} in the system directory {q}")
-            for d in _HOME_SECRET_DIRS:
-                if _below(q, os.path.join(home, d)):
+            for d, secret_dir in _home_dirs(home):
+                if _below(q, secret_dir):
                     return (_ASK, f"{what} of {q}: keys and credentials live there")
     return None
 
