@@ -19,7 +19,6 @@ from .permission.types import STEPS, PermissionDecision
 __all__ = ["main", "build_parser"]
 
 _MODES = ("default", "accept_edits", "explore", "bypass", "dont_ask")
-_LINE_KEYS = {"id", "tool", "input", "mode", "rules", "cwd", "working_directories"}
 _ERRORS = (AgentToolsError, ValueError, TypeError, OSError)
 
 
@@ -161,10 +160,7 @@ def _parse_line(raw: str) -> tuple[Any, dict[str, Any]]:
     if not isinstance(obj, dict):
         raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
     line_id = obj.get("id")
-    unknown = set(obj) - _LINE_KEYS
-    if unknown:
-        raise _LineError(line_id, f"unknown key(s) {sorted(unknown)}; expected "
-                                  f"{sorted(_LINE_KEYS)}")
+    # Other keys (a corpus's "label", "family", notes) are annotations: carried, not read.
     if not isinstance(obj.get("tool"), str):
         raise _LineError(line_id, "'tool' must be a tool name such as \"Bash\"")
     if not isinstance(obj.get("input"), dict):

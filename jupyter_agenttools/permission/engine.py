@@ -19,6 +19,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import DeveloperOrientedException, SettingsError
+from .memo import decision_scope
 from .modes import MODE_TABLE, ModePolicy
 from .rules import (
     filter_suggestions,
@@ -378,7 +379,8 @@ class PermissionEngine:
         if self._pending and tool.name in self._pending:
             self._validate_pending(tool, ctx)
         try:
-            decision = self._chain(tool, tool_input, ctx)
+            with decision_scope():
+                decision = self._chain(tool, tool_input, ctx)
         except DeveloperOrientedException:
             raise
         except Exception as exc:  # a middleware that broke: never a silent allow

@@ -62,6 +62,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..permission.memo import current_memo
 from ..permission.types import (
     PermissionBehavior,
     PermissionContext,
@@ -328,6 +329,19 @@ def _existing_key_dirs(home: str) -> list[str]:
 
 
 def _plan(command: object, context: PermissionContext | None) -> _Plan:
+    # One plan per command per engine decision: the engine asks read-only, check, each rule
+    # and suggestions about the same call. The memo dies with the decision (no result cache).
+    memo = current_memo()
+    if memo is None or not isinstance(command, str):
+        return _new_plan(command, context)
+    key = ("bash-plan", command, id(context))
+    plan = memo.get(key)
+    if plan is None:
+        plan = memo[key] = _new_plan(command, context)
+    return plan
+
+
+def _new_plan(command: object, context: PermissionContext | None) -> _Plan:
     a = analyze(command)
     ctx = _context(context)
     cmds = [_make(sc) for sc in a.commands]

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agenttools.permission.types import PermissionBehavior, PermissionContext
+from jupyter_agenttools.permission.check import check
+from jupyter_agenttools.permission.types import PermissionBehavior
 
 CORPUS = Path(__file__).with_name("corpus.jsonl")
 LABELS = ("read_only", "not_read_only")
@@ -24,28 +25,9 @@ def _rows() -> list[dict]:
             if line.strip()]
 
 
-def _decide():
-    """The engine's check() when it is there; else the policy reproducing default mode."""
-    try:
-        from jupyter_agenttools.permission.check import check
-
-        check("Bash", {"command": "true"})
-    except Exception:  # pragma: no cover - only before the engine landed
-        from jupyter_agenttools.shell.policy import bash_check_permissions, bash_is_read_only
-
-        def decide(row: dict) -> PermissionBehavior:
-            ctx = PermissionContext(cwd=row.get("cwd") or str(Path.cwd()))
-            if bash_is_read_only(row["input"]["command"], ctx):
-                return PermissionBehavior.ALLOW
-            d = bash_check_permissions(row["input"]["command"], ctx)
-            return d.behavior if d.behavior is not PermissionBehavior.PASSTHROUGH \
-                else PermissionBehavior.ASK
-        return decide
-
-    def decide(row: dict) -> PermissionBehavior:
-        return check("Bash", row["input"], mode=row.get("mode", "default"),
-                     rules=row.get("rules"), cwd=row.get("cwd")).behavior
-    return decide
+def _decide(row: dict) -> PermissionBehavior:
+    return check("Bash", row["input"], mode=row.get("mode", "default"),
+                 rules=row.get("rules"), cwd=row.get("cwd")).behavior
 
 
 def test_corpus_is_well_formed() -> None:
@@ -65,7 +47,7 @@ def test_corpus_is_well_formed() -> None:
 
 def test_corpus_rule() -> None:
     rows = _rows()
-    decide = _decide()
+    decide = _decide
     leaked: list[str] = []
     asked: list[str] = []
     for r in rows:
@@ -88,10 +70,6 @@ def test_corpus_rule() -> None:
 @pytest.mark.parametrize("mode", ["default", "accept_edits", "explore", "dont_ask"])
 def test_corpus_unsafe_commands_are_never_allowed_in_non_bypass_modes(mode: str) -> None:
     """accept_edits may allow in-working-directory file commands; nothing else leaks."""
-    try:
-        from jupyter_agenttools.permission.check import check
-    except ImportError:  # pragma: no cover
-        pytest.skip("the engine's check() is not there")
     for r in _rows():
         if r["label"] != "not_read_only":
             continue
@@ -99,3 +77,25 @@ def test_corpus_unsafe_commands_are_never_allowed_in_non_bypass_modes(mode: str)
         if d.behavior is PermissionBehavior.ALLOW:
             assert mode == "accept_edits" and d.step == "tool_check" and \
                 d.reason.startswith("accept_edits"), (mode, r, d.reason)
+
+
+def test_corpus_through_the_cli_agrees_with_the_labels() -> None:
+    """`agenttools check --jsonl` reads the corpus as it is (label/family are annotations) and
+    gives one line per input, in order, with the same verdicts as check()."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "jupyter_agenttools.cli", "check", "--jsonl",
+                          str(CORPUS)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    rows = _rows()
+    assert [r["id"] for r in results] == [r["id"] for r in rows]
+    for row, res in zip(rows, results):
+        assert set(res) == {"id", "behavior", "bypass_immune", "step", "reason", "rule",
+                            "suggestions"}
+        if row["label"] == "not_read_only":
+            assert res["behavior"] != "allow", (row, res)
+    asked = sum(r["label"] == "read_only" and res["behavior"] != "allow"
+                for r, res in zip(rows, results))
+    assert asked <= 0.05 * sum(r["label"] == "read_only" for r in rows)
