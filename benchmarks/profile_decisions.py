@@ -128,7 +128,7 @@ def stage_costs(engine, bash, commands: list[str], rounds: int) -> None:
     stages = {
         "tree-sitter parse": lambda c: parser.parse(c.encode()),
         "analyze (parse + walk, or fast path)": analyze,
-        "bash_is_read_only(c, None) as Bash.is_read_only calls it":
+        "bash_is_read_only(c, None) (no context)":
             lambda c: policy.bash_is_read_only(c, None),
         "bash_is_read_only(c, ctx)": lambda c: policy.bash_is_read_only(c, ctx),
         "bash_check_permissions(c, ctx)": lambda c: policy.bash_check_permissions(c, ctx),
