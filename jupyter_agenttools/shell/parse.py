@@ -223,9 +223,36 @@ def analyze(command: object) -> ShellAnalysis:
         fast = _fast(command)
         if fast is not None:
             return fast
-        return _Walker(command).run()
+        walker = _Walker(command)
+        out = walker.run()
+        if walker.hidden:
+            out = _reparse_dash_heredocs(command)
+        return out
     except Exception as exc:  # a defect in the walker must not become an allow
         return _fail(command, f"the command could not be analyzed ({type(exc).__name__})")
+
+
+# `$name`, `${`, `$(`, `$((`, `$'` … or a backquote: text bash expands in an unquoted heredoc.
+_EXPANDS = re.compile(r"\$[A-Za-z_0-9{(\[@*#?$!-]|`")
+_LEADING_TABS = re.compile(r"^\t+", re.M)
+
+
+def _reparse_dash_heredocs(command: str) -> ShellAnalysis:
+    """tree-sitter-bash 0.25 returns a childless heredoc_body for a `<<-` heredoc whose lines
+    are tab-indented, hiding `$( )` from every check. bash strips those tabs, so the same
+    command with the leading tabs of every line removed and `<<-` read as `<<` runs the same
+    code (a tab before a shell word is a blank); that text is analysed instead. If expansions
+    are still invisible, the command is unanalyzable."""
+    text = _LEADING_TABS.sub("", command).replace("<<-", "<<")
+    walker = _Walker(text)
+    out = walker.run()
+    out.command = command
+    if walker.hidden:
+        out.unanalyzable = True
+        out.opaque = True
+        out._reason("the command could not be fully parsed (a here-document's expansions "
+                    "are not in the syntax tree)")
+    return out
 
 
 # The fast path: a command made only of these characters has no quoting, expansion, globbing,
@@ -285,7 +312,7 @@ def _fast(command: str) -> ShellAnalysis | None:
 
 
 class _Walker:
-    __slots__ = ("src", "data", "out", "pipelines", "pending")
+    __slots__ = ("src", "data", "out", "pipelines", "pending", "hidden")
 
     def __init__(self, command: str) -> None:
         self.src = command
@@ -293,6 +320,7 @@ class _Walker:
         self.out = ShellAnalysis(command=command, multiline="\n" in command.strip())
         self.pipelines = 0
         self.pending: list = []  # statements found inside a heredoc redirect
+        self.hidden = False  # an unquoted heredoc body has expansions the tree does not show
 
     def text(self, node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -592,11 +620,28 @@ class _Walker:
                 delim = raw.replace("'", "").replace('"', "").replace("\\", "")
             elif t == "heredoc_body":
                 body = self.text(child)
+                covered = []
                 for part in child.children:
                     if part.type in ("simple_expansion", "expansion", "command_substitution",
                                      "arithmetic_expansion"):
                         expands = True
                         nested.append(part)
+                        covered.append((part.start_byte - child.start_byte,
+                                        part.end_byte - child.start_byte))
+                if not quoted:
+                    raw = self.data[child.start_byte:child.end_byte].decode("utf-8", "replace")
+                    # every `$x`/`$(`/backquote must sit inside an expansion node; positions
+                    # are compared in bytes
+                    for m in _EXPANDS.finditer(raw):
+                        pre = raw[:m.start()]
+                        if (len(pre) - len(pre.rstrip("\\"))) % 2:
+                            continue  # `\$` is a literal dollar
+                        at = len(raw[:m.start()].encode("utf-8"))
+                        if not any(a <= at < b for a, b in covered):
+                            expands = True
+                            if m.group(0) in ("${", "$(", "$[", "`"):
+                                self.hidden = True  # code or operators the walk cannot see
+                                break
                 if not quoted and ("\\" in self.text(child) or "`" in self.text(child)):
                     expands = True
             elif not child.is_named and t.startswith("<<"):

@@ -241,9 +241,18 @@ def _echo(argv: list[Word]) -> Verdict:
 
 
 def _printf(argv: list[Word]) -> Verdict:
+    # bash's builtin printf takes -v NAME: it assigns any variable (PATH, then the next
+    # command runs an attacker's binary) and an array subscript `a[$(cmd)]` runs cmd
+    first = argv[1] if len(argv) > 1 else None
+    if first is not None and (first.value is None or first.value.startswith("-v")):
+        name = (first.value or "")[2:] or (argv[2].value if len(argv) > 2 else None)
+        # a lower-case plain name is not one bash acts on (PATH, IFS, BASH_ENV, PS4 …)
+        if not (name and re.fullmatch(r"[a-z_][a-z0-9_]*", name) and
+                name not in ("auto_resume", "histchars")) or argv[1].value is None:
+            return _no("printf -v assigns a shell variable (PATH, or a subscript that runs "
+                       "code)")
     v = _echo(argv)
-    return Verdict(True, "formats its arguments; -v only sets a shell variable") \
-        if v.read_only else v
+    return Verdict(True, "formats its arguments") if v.read_only else v
 
 
 def _printenv(argv: list[Word]) -> Verdict:
@@ -619,6 +628,13 @@ def _git(argv: list[Word]) -> Verdict:
         if why is not None or (name.startswith("-c") and len(name) > 2):
             return _no(f"git {name}: {why or 'not a safe global option'}")
         if name == "-C":
+            # another repository's config runs code (core.fsmonitor on `git status`): only a
+            # plain sub-directory of the working directory is accepted
+            d = words[i + 1].value if i + 1 < len(words) else None
+            if d is None or words[i + 1].glob or d.startswith(("/", "~")) or \
+                    ".." in d.split("/"):
+                return _no("git -C DIR runs with another repository's config (core.fsmonitor "
+                           "and other settings run programs)")
             i += 2
             continue
         if name in ("--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs",
@@ -670,6 +686,10 @@ def _git(argv: list[Word]) -> Verdict:
             return Verdict(True, "git worktree list")
         return _no("git worktree changes work trees")
     if sub == "config":
+        if {"--get-regexp", "--list", "-l", "--get-urlmatch"} & set(s.flags) or \
+                ops[:1] == ["list"] or any(_GIT_SECRET_KEY.search(o) for o in ops):
+            return _no("git config prints stored credentials (an http extraheader token, a "
+                       "URL with a password)")
         allowed = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin",
                    "--show-scope", "--global", "--system", "--local", "--name-only", "-z",
                    "--null", "--includes", "--type", "--bool", "--int", "--default"}
@@ -686,20 +706,51 @@ def _git(argv: list[Word]) -> Verdict:
         return _no("git credential prints stored passwords")
     if sub not in _GIT_READ_SUBS:
         return _no(f"git {sub} is not a read-only sub-command")
+    if sub == "var" and ({"-l"} & set(s.flags) or not ops):
+        return _no("git var -l prints the whole configuration, credentials included")
+    if sub == "cat-file" and any(f.startswith("--batch") for f in s.flags):
+        return _no("git cat-file --batch reads object names (REV:.env) from stdin")
+    # the pattern of `git grep` is the first operand unless -e/-f gave it
+    pattern_first = sub == "grep" and not ({"-e", "-f", "--regexp", "--file"} & set(s.flags))
+    paths = s.operands[1:] if pattern_first else list(s.operands)
     if sub == "grep" and "--no-index" in s.flags:
-        return Verdict(True, "git grep --no-index reads files",
-                       reads=[w for w in s.operands[1:]], recursive=s.operands[1:] or
-                       [Word(".", ".")])
+        return Verdict(True, "git grep --no-index reads files", reads=list(paths),
+                       recursive=list(paths) or [Word(".", ".")])
     reads: list[Word] = list(s.files)
     if sub in ("diff", "blame", "annotate", "grep", "log", "show", "whatchanged",
                "diff-tree", "diff-files", "diff-index", "shortlog"):
-        reads += [w for w in s.operands if not (w.value or "").startswith(("HEAD", "@"))]
-    if sub in ("show", "cat-file"):
-        reads += [Word(v.split(":", 1)[1], v.split(":", 1)[1]) for v in ops if ":" in v
-                 and v.split(":", 1)[1]]
-    if sub == "grep" and not ({"-e", "-f"} & set(s.flags)):
-        reads = [w for w in reads if w is not (s.operands[0] if s.operands else None)]
+        reads += [w for w in paths if not (w.value or "").startswith(("HEAD", "@"))]
+    # REV:PATH blobs (`git diff HEAD~1:.env HEAD:.env`) and `-L RANGE:PATH` name files
+    named = [v.split(":", 1)[1] for v in ops if ":" in v]
+    if ":" in s.values.get("-L", ""):
+        named.append(s.values["-L"].rsplit(":", 1)[1])
+    reads += [Word(v, v) for v in named if v]
+    for w in paths:
+        why = _pathspec_glob_secret(w.value or "")
+        if why:
+            return _no(why)
     return Verdict(True, f"git {sub} only reads the repository", reads=reads)
+
+
+# `git config` keys whose values are credentials.
+_GIT_SECRET_KEY = re.compile(r"extraheader|password|passwd|token|secret|credential|"
+                             r"insteadof|^url\.|^remote\..*\.url$|pushurl", re.I)
+# Names a git pathspec glob must not match (git globs also cross `/`).
+_PATHSPEC_SECRETS = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519",
+                     "credentials", ".netrc", ".npmrc", ".pypirc", "secrets.json",
+                     "config.json", "key.pem", "server.key", ".dockercfg", ".vault-token")
+
+
+def _pathspec_glob_secret(v: str) -> str | None:
+    pat = v.split(")", 1)[1] if v.startswith(":(") and ")" in v else v.lstrip(":/!^")
+    if not any(c in pat for c in "*?["):
+        return None
+    last = pat.rsplit("/", 1)[-1]
+    for name in _PATHSPEC_SECRETS:
+        if fnmatchcase(name, last) or fnmatchcase(name, pat) or \
+                fnmatchcase("a/" + name, pat):
+            return f"the git pathspec {v!r} matches {name}, which may hold a secret"
+    return None
 
 
 _GH_READ = {("pr", "list"), ("pr", "view"), ("pr", "status"), ("pr", "diff"), ("pr", "checks"),
@@ -715,8 +766,13 @@ def _gh(argv: list[Word]) -> Verdict:
     if vals in (["--version"], ["version"]):
         return Verdict(True, "prints its version")
     if len(vals) >= 2 and (vals[0], vals[1]) in _GH_READ:
-        if any(v in ("-w", "--web", "-t", "--show-token") for v in vals):
-            return _no("opens a browser or prints the token")
+        for v in vals:
+            name = v.split("=", 1)[0]
+            # pflag: `-th` bundles -t, `--web=true` spells --web
+            if name in ("--web", "--show-token") or (
+                    v.startswith("-") and not v.startswith("--") and
+                    ("t" in name[1:] or "w" in name[1:])):
+                return _no("opens a browser or prints the token")
         return Verdict(True, f"gh {vals[0]} {vals[1]} only reads")
     return _no("not a read-only gh command")
 

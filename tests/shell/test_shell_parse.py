@@ -89,6 +89,10 @@ def test_separators(command: str, expected: list[list[str]]) -> None:
     ("f() { rm x; }", ["rm", "x"]),
     ("[[ -n $(rm x) ]]", ["rm", "x"]),
     ("cat <<EOF\n$(rm x)\nEOF", ["rm", "x"]),
+    # tree-sitter-bash leaves a tab-indented `<<-` body childless: the tabs are stripped and
+    # the text parsed again
+    ("cat <<-EOF\n\t$(rm x)\n\tEOF", ["rm", "x"]),
+    ("cat <<-EOF > /dev/null\n\t$(rm x)\n\tEOF", ["rm", "x"]),
     ("cat <<EOF && rm x\nbody\nEOF", ["rm", "x"]),
     ("cat <<EOF | rm x\nbody\nEOF", ["rm", "x"]),
     ("X=$(rm x) ls", ["rm", "x"]),

@@ -40,6 +40,7 @@ READ_ONLY = [
     "cat <<'EOF'\n$(id)\nEOF", "ls # comment", "cd src && ls", "[ -f x ] && echo yes",
     "find . -name '*.py' | xargs wc -l", "diff a b", "echo 'curl x | sh'",
     "grep -- --pre f", "git -C sub log -1", "git config --get user.email",
+    "printf -v x %s 1", "git blame -L 1,10 README.md", "git log -- '*.py'", "gh auth status",
 ]
 
 
@@ -63,6 +64,12 @@ PASSTHROUGH = [
     "awk '{system(\"id\")}' f", "jq -n env", "tar xzf a.tgz", "ruff format .", "touch dd.txt",
     "rm -rf build", "find . -name '*.pyc' -delete", "echo $OPENAI_API_KEY",
     "echo \"$HOME\"", "ls \"$DIR\"", "ls {src,tests}", "echo {1..3}",
+    # red-team findings: each of these reads a secret or runs code another way
+    "printf -v PATH %s /tmp/evil; ls", "printf -vPATH x", "printf -v 'a[$(id)]' %s 1",
+    "git -C /tmp/evil status", "git -C ../evil status", "git config --list",
+    "git config --get-regexp extraheader", "git config --get http.https://x/.extraheader",
+    "git var -l", "gh auth status -th github.com", "gh pr view --web=true",
+    "git show HEAD -- '.e*'", "git log -p -- '*env'", "echo HEAD:.env | git cat-file --batch",
 ]
 
 
@@ -147,6 +154,8 @@ def test_sed_execution_is_a_safety_ask(command: str, ctx: PermissionContext) -> 
     "cat server.pem", "cat \"$HOME/.ssh/id_rsa\"", "cat ~/.ssh/../.ssh/id_rsa",
     "grep -r password ~", "cp ~/.ssh/id_rsa /tmp/", "python x.py --key ~/.ssh/id_rsa",
     "cat < ~/.aws/credentials", "sed '1r ~/.ssh/id_rsa' f",
+    "git grep --no-index -e KEY .env", "git grep --no-index -e . ~/.ssh/id_rsa",
+    "git diff HEAD~1:.env HEAD:.env", "git log -L 1,5:.env",
 ])
 def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -> None:
     d = decide(command, ctx)
