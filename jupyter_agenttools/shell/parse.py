@@ -676,6 +676,10 @@ class _Walker:
         ``$VAR`` outside an assignment is a reason: its value is split and globbed."""
         kind = node.type
         text = self.text(node)
+        if text.startswith(("~-", "~+")) and not assignment:
+            # `~-` is $OLDPWD (inherited from the kernel's environment), `~+` is $PWD: both
+            # are decided at run time
+            return Word(text, None)
         if kind == "word":
             value, glob = _unescape_word(text)
             return Word(text, value, glob=glob)

@@ -205,7 +205,7 @@ def _verdict_of(c: _Cmd) -> Verdict:
     v = classify(c.argv)
     if extra_reads:
         v = Verdict(v.read_only, v.reason, reads=v.reads + extra_reads, recursive=v.recursive,
-                    writes=v.writes)
+                    writes=v.writes, touches=v.touches, hidden=v.hidden, follow=v.follow)
     return v
 
 
@@ -267,6 +267,8 @@ class _Plan:
                     found.append(hit)
             for w in v.recursive:
                 hit = _secret_tree(w, self, v.hidden)
+                if hit is None and v.follow:
+                    hit = _symlinked_secret(w, self)
                 if hit:
                     found.append(hit)
             for w in v.touches:  # names and metadata only: a plain ASK
@@ -347,6 +349,8 @@ def _new_plan(command: object, context: PermissionContext | None) -> _Plan:
     cmds = [_make(sc) for sc in a.commands]
     cwds = [ctx.cwd]
     for c in cmds:
+        if c.name == "cd" and len(c.argv) == 1 and ctx.home not in cwds:
+            cwds.append(ctx.home)  # a bare `cd` goes home
         if c.name == "cd" and len(c.argv) >= 2:
             t = c.argv[-1]
             if t.value is not None and not t.glob:
@@ -508,6 +512,33 @@ def _secret_tree(w: Word, plan: _Plan, hidden: bool = True) -> tuple[str, bool] 
     return _secret_word(w, plan, precise=True)
 
 
+_MAX_WALK = 5000
+
+
+def _symlinked_secret(w: Word, plan: _Plan) -> tuple[str, bool] | None:
+    """A search that follows symlinks (grep -R, rg -L) reaches what the tree's links point at:
+    each link below the root is checked like a root of its own (a bounded walk)."""
+    if w.value is None:
+        return None
+    seen = 0
+    for cwd in plan.cwds:
+        root = _lexical(w.value, cwd, plan.home)
+        if root is None or not os.path.isdir(root):
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
+            for name in dirnames + filenames:
+                seen += 1
+                if seen > _MAX_WALK:
+                    return (f"{w.value} holds too many files to check their symlinks", False)
+                full = os.path.join(dirpath, name)
+                if os.path.islink(full):
+                    hit = _secret_tree(Word(full, full), plan)
+                    if hit:
+                        return (f"follows the symlink {full}: {hit[0]}", hit[1])
+    return None
+
+
 # --- 1. read-only -----------------------------------------------------------------------------
 
 def _read_only(plan: _Plan) -> tuple[bool, str]:
@@ -527,6 +558,12 @@ def _read_only(plan: _Plan) -> tuple[bool, str]:
         why = secret_printer(c.argv)
         if why:
             return False, why
+    if len(plan.cwds) > 1 and any(c.name == "git" for c in plan.all_cmds()):
+        from ..permission.paths import inside_working_dirs
+        for d in plan.cwds[1:]:
+            if not inside_working_dirs(d, plan.context):
+                # another repository's config runs programs (core.fsmonitor on `git status`)
+                return False, f"git runs in {d}, outside the working directories"
     if plan.secrets():
         return False, plan.secrets()[0][0]
     return True, "; ".join(sorted({c.verdict.reason for c in plan.cmds}))[:300]

