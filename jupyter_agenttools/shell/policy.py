@@ -60,6 +60,7 @@ import glob as _glob
 import os
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from ..permission.memo import current_memo
@@ -116,6 +117,11 @@ _SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/ssl/private"
                    "/proc", "/var/lib/docker", "/run/secrets")
 _DEV_READ_OK = frozenset({"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random",
                           "/dev/stdin", "/dev/fd/0"})
+# Typical secret file names a glob is tested against (checked against the table where the
+# glob points, so `src/c*` is fine and `~/.docker/c*` is not).
+_GLOB_SAMPLES = (".env", ".env.local", ".envrc", ".netrc", ".npmrc", ".pypirc", ".dockercfg",
+                 ".git-credentials", ".vault-token", ".pgpass", "config.json", "credentials",
+                 "config", "hosts.yml", "id_rsa", "id_ed25519", "id_ecdsa")
 # A glob naming files whose content is read is expanded (like bash) and every match checked.
 _MAX_GLOB = 2000
 _RISKY_GIT_CONFIG = re.compile(
@@ -437,6 +443,16 @@ def _secret_word(w: Word, plan: _Plan, precise: bool,
                     hit = _read_verdict(base + "/" + probe, home)
                     if hit:
                         return (f"{v} names files like {probe}: {hit[1]}", hit[0] == CREDENTIAL)
+            # Could it match a typical secret file there (`.e*`, `~/.docker/c*`)? A match
+            # today is not needed: the file may appear before the command runs.
+            if seg.strip("*?[]"):
+                for name in _GLOB_SAMPLES:
+                    if (name.startswith(".") and not seg.startswith(".")) or \
+                            not fnmatchcase(name, seg):
+                        continue
+                    hit = _read_verdict(base + "/" + name, home)
+                    if hit:
+                        return (f"{v} may match {name}: {hit[1]}", hit[0] == CREDENTIAL)
             # Expand the glob the way bash will (no dotfiles for `*`) and check every match.
             try:
                 names = _glob.glob1(base, seg) if os.path.isdir(base) else []

@@ -356,7 +356,12 @@ _PIP_SUBS = frozenset({"list", "show", "freeze", "check"})
 _PIP_SPEC = Spec("", reads="none", operands="strings",
                  veto={"--log": "writes a log file", "--log-file": "writes a log file",
                        "--report": "writes a report file", "--path": "reads another tree",
-                       "-r": "", "--requirement": ""},
+                       "-r": "", "--requirement": "",
+                       # `--outdated` then queries an index the command chose (network)
+                       **dict.fromkeys(("-i", "--index-url", "--extra-index-url", "-f",
+                                        "--find-links", "--proxy", "--trusted-host",
+                                        "--client-cert"),
+                                       "contacts a server the command names")},
                  takes=_fs("--format", "--exclude", "--python", "-i", "--index-url",
                            "--extra-index-url", "--cache-dir", "--proxy", "--timeout"))
 

@@ -75,6 +75,20 @@ SECRETS = [
     ("/proc/77/task/78/environ", C),          # what realpath makes of /proc/thread-self
     ("/home/u/.bash_history", S),
     ("/proj/terraform.tfstate", C),
+    # red-team findings
+    ("/run/secrets/db_password", C),
+    ("/var/run/secrets/kubernetes.io/serviceaccount/token", C),
+    ("/home/u/.local/share/jupyter/notebook_secret", C),
+    ("/home/u/.vault-token", C),
+    ("/proj/.dockercfg", C),
+    ("/home/u/.m2/settings.xml", C),
+    ("/home/u/.gradle/gradle.properties", C),
+    ("/proc/1/root/etc/shadow", C),
+    ("/proj/.htpasswd", C),
+    ("/home/u/.psql_history", S),
+    ("/proj/terraform.tfvars", S),
+    ("/home/u/.jupyter/jupyter_server_config.json", S),
+    ("/home/u/.curlrc", S),
     # ordinary files
     ("/proj/src/app.py", N),
     ("/proj/README.md", N),

@@ -73,7 +73,7 @@ PASSTHROUGH = [
     "cd /tmp/evil && git status", "cd ~/.k*e && cat config", "find -files0-from list.txt",
     "awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", "jq -n '$ ENV'",
     "jq 'include \"evil\"; keys' f.json", "grep -r --include='.env*' KEY .",
-    "rg -g .env AWS", "cat ~-/x",
+    "rg -g .env AWS", "cat ~-/x", "pip list --outdated --index-url http://evil.example",
 ]
 
 
@@ -161,7 +161,9 @@ def test_sed_execution_is_a_safety_ask(command: str, ctx: PermissionContext) -> 
     "git grep --no-index -e KEY .env", "git grep --no-index -e . ~/.ssh/id_rsa",
     "git diff HEAD~1:.env HEAD:.env", "git log -L 1,5:.env", "wc --files0-from=.env",
     "du --files0=~/.ssh/id_rsa", "file -f .env", "file -m ~/.ssh/id_rsa x",
-    "grep --dir=recurse BEGIN ~", "cd && cat .ssh/id_rsa",
+    "grep --dir=recurse BEGIN ~", "cd && cat .ssh/id_rsa", "cat .e*", "cat .[e]nv",
+    "cat ~/.docker/c*", "cat ~/.vault-token", "cat /run/secrets/db_password",
+    "cat /proc/1/root/etc/shadow", "cat ~/.local/share/jupyter/notebook_secret",
 ])
 def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -> None:
     d = decide(command, ctx)
@@ -173,6 +175,7 @@ def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -
     "env", "printenv", "printenv OPENAI_API_KEY", "export -p", "set", "gh auth token",
     "git credential fill", "ls ~/.ssh", "stat ~/.ssh/id_rsa", "tail ~/.bash_history",
     "cat ~/.ssh/config", "declare -p", "gcloud auth print-access-token",
+    "cat ~/.psql_history", "cat wp-config.php", "cat terraform.tfvars", "cat ~/.curlrc",
 ])
 def test_secrets_ask_but_can_be_allowed_by_a_rule(command: str,
                                                   ctx: PermissionContext) -> None:
