@@ -445,14 +445,18 @@ def _secret_word(w: Word, plan: _Plan, precise: bool,
                         return (f"{v} names files like {probe}: {hit[1]}", hit[0] == CREDENTIAL)
             # Could it match a typical secret file there (`.e*`, `~/.docker/c*`)? A match
             # today is not needed: the file may appear before the command runs.
-            if seg.strip("*?[]"):
-                for name in _GLOB_SAMPLES:
-                    if (name.startswith(".") and not seg.startswith(".")) or \
-                            not fnmatchcase(name, seg):
-                        continue
-                    hit = _read_verdict(base + "/" + name, home)
-                    if hit:
-                        return (f"{v} may match {name}: {hit[1]}", hit[0] == CREDENTIAL)
+            # A bare `*` only counts where the place makes the name a secret (`~/.docker/*`
+            # may match config.json; `grep x *` in a project is not suspected of id_rsa).
+            bare = not seg.strip("*?[]")
+            for name in _GLOB_SAMPLES:
+                if (name.startswith(".") and not seg.startswith(".")) or \
+                        not fnmatchcase(name, seg):
+                    continue
+                hit = _read_verdict(base + "/" + name, home)
+                if hit and bare and _read_verdict("/_anywhere_/" + name, home):
+                    continue
+                if hit:
+                    return (f"{v} may match {name}: {hit[1]}", hit[0] == CREDENTIAL)
             # Expand the glob the way bash will (no dotfiles for `*`) and check every match.
             try:
                 names = _glob.glob1(base, seg) if os.path.isdir(base) else []

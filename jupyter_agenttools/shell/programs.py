@@ -215,7 +215,9 @@ def _run_spec(spec: Spec, argv: list[Word]) -> Verdict:
                                or "*" in spec.recursive):
             recursive = list(ops) or [Word(".", ".")]
     elif spec.reads == "meta" and spec.operands == "paths":
-        touches = [w for w in ops if w.value is not None]
+        if any(w.value is None for w in ops):
+            return _no("shows a path decided at run time (`~-` is $OLDPWD); it may be a secret")
+        touches = list(ops)
     return Verdict(True, spec.reason, reads=reads, recursive=recursive, touches=touches)
 
 
@@ -622,8 +624,9 @@ _TAG_LIST_FLAGS = frozenset({
     "--format", "--points-at", "--color", "--column", "--no-column", "-i", "--ignore-case",
     "--omit-empty",
 })
-_GIT_SPEC = Spec("", reads="content", veto=_GIT_COMMON_VETO, takes=_GIT_TAKES | {"--contents"},
-                 files=_fs("--contents"), operands="strings")
+_GIT_SPEC = Spec("", reads="content", veto=_GIT_COMMON_VETO,
+                 takes=_GIT_TAKES | {"--contents", "--file"},
+                 files=_fs("--contents", "--file"), operands="strings")
 
 
 def _git(argv: list[Word]) -> Verdict:

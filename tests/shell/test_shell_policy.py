@@ -41,6 +41,7 @@ READ_ONLY = [
     "find . -name '*.py' | xargs wc -l", "diff a b", "echo 'curl x | sh'",
     "grep -- --pre f", "git -C sub log -1", "git config --get user.email",
     "printf -v x %s 1", "git blame -L 1,10 README.md", "git log -- '*.py'", "gh auth status",
+    "grep x *", "cat src/*", "cd src && git status",
 ]
 
 
@@ -73,7 +74,7 @@ PASSTHROUGH = [
     "cd /tmp/evil && git status", "cd ~/.k*e && cat config", "find -files0-from list.txt",
     "awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", "jq -n '$ ENV'",
     "jq 'include \"evil\"; keys' f.json", "grep -r --include='.env*' KEY .",
-    "rg -g .env AWS", "cat ~-/x", "pip list --outdated --index-url http://evil.example",
+    "rg -g .env AWS", "cat ~-/x", "ls ~-", "stat ~-/x", "cd .. && git status", "pip list --outdated --index-url http://evil.example",
 ]
 
 
@@ -162,7 +163,8 @@ def test_sed_execution_is_a_safety_ask(command: str, ctx: PermissionContext) -> 
     "git diff HEAD~1:.env HEAD:.env", "git log -L 1,5:.env", "wc --files0-from=.env",
     "du --files0=~/.ssh/id_rsa", "file -f .env", "file -m ~/.ssh/id_rsa x",
     "grep --dir=recurse BEGIN ~", "cd && cat .ssh/id_rsa", "cat .e*", "cat .[e]nv",
-    "cat ~/.docker/c*", "cat ~/.vault-token", "cat /run/secrets/db_password",
+    "cat ~/.docker/c*", "cat ~/.docker/*", "cat ~/.vault-token", "cat /run/secrets/db_password",
+    "git grep --file=.env x", "file --magic-file=.env x",
     "cat /proc/1/root/etc/shadow", "cat ~/.local/share/jupyter/notebook_secret",
 ])
 def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -> None:
@@ -176,6 +178,7 @@ def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -
     "git credential fill", "ls ~/.ssh", "stat ~/.ssh/id_rsa", "tail ~/.bash_history",
     "cat ~/.ssh/config", "declare -p", "gcloud auth print-access-token",
     "cat ~/.psql_history", "cat wp-config.php", "cat terraform.tfvars", "cat ~/.curlrc",
+    "cat ~/.kube/c*",
 ])
 def test_secrets_ask_but_can_be_allowed_by_a_rule(command: str,
                                                   ctx: PermissionContext) -> None:
