@@ -115,6 +115,9 @@ class Agent:
         self.runs: list[AgentRun] = []
         self._round: list[ToolCall] = []
         self._turn_no = 0
+        from ..gates.arguments import warm_up
+
+        warm_up()  # gate 2's jsonschema import, off the first call's path
 
     # --- public ------------------------------------------------------------------------------
 

@@ -77,6 +77,41 @@ def _decode(name: str, raw: str, schema: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+# One compiled validator per schema object: building one costs more than validating.
+# Keyed by id() with the schema kept alive beside it, so a reused id can't alias.
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def _validator(schema: dict[str, Any], validator_for: Any) -> Any:
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    validator = validator_for(schema)(schema)
+    if len(_VALIDATORS) > 512:  # tools come and go (MCP refreshes): keep the table bounded
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
+def warm_up() -> None:
+    """Import jsonschema in a background thread: with rfc3987-syntax installed (jupyter-server
+    brings it) the import builds a grammar and takes seconds, which the first tool call
+    should not pay."""
+    import sys
+    import threading
+
+    if "jsonschema.validators" in sys.modules:
+        return
+
+    def _import() -> None:
+        try:
+            import jsonschema.validators  # noqa: F401
+        except Exception:  # the call that needs it will report the problem
+            pass
+
+    threading.Thread(target=_import, name="agenttools-jsonschema-import", daemon=True).start()
+
+
 def validate_input(tool: Any, value: Any) -> None:
     """Check ``value`` against the tool's JSON schema; raise ToolArgumentsError quoting every
     problem (path and message)."""
@@ -87,7 +122,7 @@ def validate_input(tool: Any, value: Any) -> None:
     if not isinstance(value, dict):
         raise ToolArgumentsError(f"Arguments for tool {name!r} must be a JSON object, got "
                                  f"{type(value).__name__}. Send the call again.")
-    validator = validator_for(schema)(schema)
+    validator = _validator(schema, validator_for)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
     if not errors:
         return
