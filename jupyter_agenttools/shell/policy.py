@@ -1407,13 +1407,37 @@ def _match(rule: PermissionRule, command: object, context: PermissionContext | N
             continue
         un = unwrap(c.raw_argv, any_path=True)
         vals = [w.value if not w.glob else None for w in un.argv]
-        if _matches(spec, vals, False):
+        if any(_matches(spec, v, False) for v in _deny_forms(vals)):
             return True
         raw_vals = [w.value if not w.glob else None for w in c.sc.argv] if not c.virtual \
             else None
         if raw_vals and _matches(spec, raw_vals, False):
             return True
     return False
+
+
+# git options taking a separate value, before the sub-command
+_GIT_GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace",
+                               "--config-env", "--exec-path", "--super-prefix"})
+# programs that run the rest of their argv after options a deny rule should not stop at
+_LAUNCHERS = frozenset({"env", "busybox", "toybox", "exec", "coproc"})
+
+
+def _deny_forms(vals: list[str | None]) -> list[list[str | None]]:
+    """argv as written, plus what a deny rule should also see: `git -C . push` as `git push`,
+    `env -i git push` / `busybox rm x` / `exec -a ls rm x` from the inner program on."""
+    forms = [vals]
+    name = _basename(vals[0]) if vals and vals[0] else None
+    if name == "git":
+        i = 1
+        while i < len(vals) and vals[i] is not None and vals[i].startswith("-"):
+            i += 2 if vals[i] in _GIT_GLOBAL_VALUE else 1
+        if i > 1:
+            forms.append(vals[:1] + vals[i:])
+    elif name in _LAUNCHERS:
+        for i in range(1, len(vals)):
+            forms.append(vals[i:])
+    return forms
 
 
 # --- suggestions ------------------------------------------------------------------------------

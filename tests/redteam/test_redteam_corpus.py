@@ -203,24 +203,15 @@ PUSH_MORE = [
     "sudo -u root git push", "ls && git push", "ls || git push", "git status; git push",
     "/usr/local/bin/git push", "./git push", "GIT_TRACE=1 git push", "git push 2>/dev/null",
     "case x in x) git push;; esac", "until git push; do :; done", "! git push", "git \\\npush",
-    "git push # comment", 'git "p"ush', "git pus?", "git p*sh", "cat <<-EOF\n\t$(git push)\n\tEOF",
+    "git push # comment", 'git "p"ush', "git pus?", "git p*sh",
+    "cat <<-EOF\n\t$(git push)\n\tEOF",
 ]
-# Deny downgraded to ASK today: git global options before the sub-command, and wrappers
-# outside the stripped list. Not an ALLOW, but a deny rule should not become a question.
-PUSH_GAPS = {
-    "git -C . push": "git global option -C before the sub-command hides it from the deny rule",
-    "git --no-pager push": "git global option before the sub-command",
-    "git -c a=b push": "git global option -c before the sub-command",
-    "git -p push": "git global option -p before the sub-command",
-    "git -P push": "git global option -P before the sub-command",
-    "git --git-dir=.git push": "git global option before the sub-command",
-    "git --work-tree=. push": "git global option before the sub-command",
-    "git --bare push": "git global option before the sub-command",
-    "git -C /tmp push": "git global option -C before the sub-command",
-    "env -i git push": "env with options is not seen through for deny rules",
-    "busybox git push": "busybox as a wrapper is not seen through",
-    "coproc git push": "coproc body is not extracted as a sub-command",
-}
+# Formerly downgraded to ASK: git global options before the sub-command and launchers
+# (env with options, busybox, coproc) are now seen through by deny rules.
+PUSH_GAPS: dict[str, str] = {}
+PUSH_MORE += ["git -C . push", "git --no-pager push", "git -c a=b push", "git -p push",
+    "git -P push", "git --git-dir=.git push", "git --work-tree=. push", "git --bare push",
+    "git -C /tmp push", "env -i git push", "busybox git push", "coproc git push"]
 
 
 @pytest.mark.parametrize("command", PUSH_REQUIRED + PUSH_MORE + [
@@ -244,11 +235,8 @@ RM_MORE = ["rm x", "/bin/rm x", '"rm" x', "r\\m x", "command rm x", "sudo rm x",
            "chroot / rm x", "setsid rm x", "ionice rm x", "unbuffer rm x", 'script -c "rm x"',
            'su -c "rm x"', "doas rm x", "strace rm x", "time -p rm x", "nohup rm x &", "rm -- x",
            "RM=rm; $RM x", 'a=(rm x); "${a[@]}"']
-RM_GAPS = {
-    "env -i rm x": "env with options is not seen through for deny rules",
-    "busybox rm x": "busybox applets are not seen through",
-    "exec -a ls rm x": "exec -a NAME is not seen through",
-}
+RM_GAPS: dict[str, str] = {}
+RM_MORE += ["env -i rm x", "busybox rm x", "exec -a ls rm x"]
 
 
 @pytest.mark.parametrize("command", RM_MORE + [
