@@ -44,6 +44,16 @@ below them and for secret files right inside them; names/metadata (``ls``, ``sta
 of a secret are a plain ASK. Without a context (the engine's read-only fast path) the cwd is a
 guess, so relative names that exist in ``~/.ssh`` and the other key directories count too.
 
+Other repositories: git reads the config of the repository it runs in, and that config runs
+programs (``core.fsmonitor`` on ``git status``, pagers, diff drivers). So ``git -C DIR`` is
+read-only only for a plain relative sub-directory (no ``/``, ``~`` or ``..`` start), and any
+``git`` after a ``cd`` whose target is outside the working directories is not read-only.
+
+Parser gaps: tree-sitter-bash 0.25 leaves the body of a tab-indented ``<<-`` heredoc
+childless. When an unquoted heredoc has a ``$(``/``${``/backquote outside every expansion
+node, the command is analysed again with each line's leading tabs stripped and ``<<-`` read
+as ``<<`` (what bash runs); if the expansion is still not in the tree it is unanalyzable.
+
 ``bash_match_rule`` (SPEC §5.3): ``Bash(git commit:*)`` is a word prefix, ``Bash(npm run
 test *)`` a wildcard over the joined argv (a trailing `` *`` also matches nothing),
 ``Bash(make)`` exact. Transparent wrappers (wrappers.TRANSPARENT) are stripped first. Allow

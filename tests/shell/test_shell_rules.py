@@ -100,6 +100,13 @@ DENY_CASES = [
     ("curl *", "ls", False),
     ("rm:*", "ls ((", False),
     ("rm:*", "rm x ((", True),                  # unanalyzable: matched on the raw text
+    ("git push:*", "git -C . push", True),      # git global options are skipped
+    ("git push:*", "git -c a=b --no-pager push", True),
+    ("git push:*", "git -C push status", False),
+    ("git push:*", "env -i git push", True),    # launchers run the rest of their argv
+    ("rm:*", "busybox rm x", True),
+    ("rm:*", "exec -a ls rm x", True),
+    ("git push:*", "cat <<-EOF\n\t$(git push)\n\tEOF", True),
 ]
 
 
