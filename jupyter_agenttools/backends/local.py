@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import functools
 import os
@@ -82,6 +83,7 @@ class LocalBackend(BackendBase):
             yield ExecResult(126)
             return
 
+        _LIVE_GROUPS.add(proc.pid)
         # Two readers feed one bounded queue: output comes out in arrival order and a slow
         # consumer applies back-pressure instead of growing memory.
         queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue(maxsize=8)
@@ -139,6 +141,7 @@ class LocalBackend(BackendBase):
                 _killpg(proc.pid, signal.SIGKILL)
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(proc.wait(), 2)
+            _LIVE_GROUPS.discard(proc.pid)
             for r in readers:
                 r.cancel()
             for stream in (proc.stdout, proc.stderr):
@@ -259,6 +262,18 @@ def _ops() -> dict[str, Any]:
     ns: dict[str, Any] = {}
     exec(compile(OPS_SOURCE, "<agenttools-ops>", "exec"), ns)
     return ns
+
+
+# Process groups of commands still running. When the interpreter exits (a kernel shut down
+# while an agent's command runs), they are killed: nothing outlives the kernel that started it.
+_LIVE_GROUPS: set[int] = set()
+
+
+@atexit.register
+def _kill_live_groups() -> None:
+    for pid in list(_LIVE_GROUPS):
+        _killpg(pid, signal.SIGKILL)
+    _LIVE_GROUPS.clear()
 
 
 def _killpg(pid: int, sig: int) -> None:
