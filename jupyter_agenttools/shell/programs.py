@@ -550,12 +550,26 @@ def _find_exec_inner(argv: list[Word], at: Word) -> Word | None:
     return argv[j]
 
 
+# find tests whose next word is their value, never an action (`-name '-delete'`)
+_FIND_ONE_ARG = frozenset({
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-lname", "-ilname", "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm", "-size",
+    "-newer", "-anewer", "-cnewer", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin",
+    "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-used", "-fstype", "-printf",
+    "-regextype"})
+
+
 def _find(argv: list[Word]) -> Verdict:
     roots: list[Word] = []
     in_roots = True
     skip_until: Word | None = None
+    value_next = False
     for w in argv[1:]:
         v = w.value
+        if value_next and v is not None and not w.glob:
+            value_next = False  # a literal value: `-name -delete` matches a file name
+            continue
+        value_next = False
         if v is None and not w.glob:
             return _no(f"an argument decided at run time ({w.text[:40]!r}) may be an action")
         if w.glob:
@@ -579,6 +593,7 @@ def _find(argv: list[Word]) -> Verdict:
             roots.append(w)
         else:
             in_roots = False
+            value_next = v in _FIND_ONE_ARG
     return Verdict(True, "find lists file names", touches=roots)
 
 

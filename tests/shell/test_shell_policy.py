@@ -41,7 +41,7 @@ READ_ONLY = [
     "find . -name '*.py' | xargs wc -l", "diff a b", "echo 'curl x | sh'",
     "grep -- --pre f", "git -C sub log -1", "git config --get user.email",
     "printf -v x %s 1", "git blame -L 1,10 README.md", "git log -- '*.py'", "gh auth status",
-    "grep x *", "cat src/*", "cd src && git status",
+    "grep x *", "cat src/*", "cd src && git status", "find . -name '-delete'",
 ]
 
 
@@ -74,7 +74,7 @@ PASSTHROUGH = [
     "cd /tmp/evil && git status", "cd ~/.k*e && cat config", "find -files0-from list.txt",
     "awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", "jq -n '$ ENV'",
     "jq 'include \"evil\"; keys' f.json", "grep -r --include='.env*' KEY .",
-    "rg -g .env AWS", "cat ~-/x", "ls ~-", "stat ~-/x", "cd .. && git status", "pip list --outdated --index-url http://evil.example",
+    "find . -name x -delete", "find . -name -d* -delete", "rg -g .env AWS", "cat ~-/x", "ls ~-", "stat ~-/x", "cd .. && git status", "pip list --outdated --index-url http://evil.example",
 ]
 
 
