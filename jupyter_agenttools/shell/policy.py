@@ -542,7 +542,7 @@ def _secret_tree(w: Word, plan: _Plan, hidden: bool = True) -> tuple[str, bool] 
     return _secret_word(w, plan, precise=True)
 
 
-_MAX_WALK = 5000
+_MAX_WALK = 20000  # entries; a bigger tree is a plain ASK for a symlink-following search
 
 
 def _symlinked_secret(w: Word, plan: _Plan) -> tuple[str, bool] | None:
