@@ -588,11 +588,18 @@ def _read_only(plan: _Plan) -> tuple[bool, str]:
         why = secret_printer(c.argv)
         if why:
             return False, why
-    if len(plan.cwds) > 1 and any(c.name == "git" for c in plan.all_cmds()):
+    gits = [c for c in plan.all_cmds() if c.name == "git"]
+    if gits:
         from ..permission.paths import inside_working_dirs
-        for d in plan.cwds[1:]:
+        # another repository's config runs programs (core.fsmonitor on `git status`): the
+        # directory git runs in, after `cd` or `-C` (symlinks resolved), must be ours
+        dirs = list(plan.cwds[1:])
+        for c in gits:
+            vals = [w.value for w in c.argv]
+            dirs += [os.path.join(cwd, vals[i + 1]) for i in range(1, len(vals) - 1)
+                     if vals[i] == "-C" and vals[i + 1] for cwd in plan.cwds]
+        for d in dirs:
             if not inside_working_dirs(d, plan.context):
-                # another repository's config runs programs (core.fsmonitor on `git status`)
                 return False, f"git runs in {d}, outside the working directories"
     if plan.secrets():
         return False, plan.secrets()[0][0]

@@ -206,6 +206,16 @@ def test_search_following_symlinks_sees_where_they_point(command: str, ctx: Perm
                              .replace(" --follow", ""), ctx)
 
 
+@pytest.mark.parametrize("command", ["git -C lnk status", "cd lnk && git status"])
+def test_git_in_a_symlinked_foreign_repository_is_not_read_only(command: str,
+                                                               ctx: PermissionContext,
+                                                               tmp_path) -> None:
+    (tmp_path / "evil").mkdir()
+    (tmp_path / "home" / "proj" / "lnk").symlink_to(tmp_path / "evil")
+    assert not bash_is_read_only(command, ctx)
+    assert bash_is_read_only(command.replace("lnk", "src"), ctx)
+
+
 def test_cd_moves_where_relative_paths_resolve(ctx: PermissionContext) -> None:
     d = decide("cd ~/.ssh && cat id_work", ctx)
     assert d.behavior is ASK and d.bypass_immune
