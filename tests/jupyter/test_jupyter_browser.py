@@ -7,22 +7,14 @@ the resumed run's result to appear in the same output. A screenshot goes to test
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from lab_harness import ARTIFACTS, CHROMIUM, running_lab, write_notebook
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TOKEN = "agenttools-browser-test"
 
 CELLS = [
@@ -40,71 +32,15 @@ CELLS = [
 ]
 
 
-def _notebook(path: Path) -> None:
-    nb = {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}",
-                   "metadata": {}, "outputs": [], "source": src}
-                  for i, src in enumerate(CELLS)],
-        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                    "name": "python3"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(nb, indent=1))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def lab(tmp_path: Path):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing (Debian package 'chromium'; CI installs it)")
     root = tmp_path / "lab"
     root.mkdir()
-    _notebook(root / "approve.ipynb")
-    settings = tmp_path / "lab-settings"
-    (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
-    (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-     ).write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    env = dict(os.environ)
-    env.update(JUPYTERLAB_SETTINGS_DIR=str(settings),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "lab-workspaces"),
-               AGENTTOOLS_USER_DIR=str(tmp_path / "user-settings"),
-               AGENTTOOLS_MANAGED_SETTINGS=str(tmp_path / "managed.json"))
-    env.pop("AGENTTOOLS_MODEL", None)
-    repo = str(Path(__file__).resolve().parents[2])  # kernels import this checkout
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (repo, env.get("PYTHONPATH")) if p)
-    port = _free_port()
-    log = open(tmp_path / "lab.log", "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-         "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
-         "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}", "--allow-root",
-         "--LabApp.expose_app_in_browser=True"],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("jupyter lab did not start:\n"
-                                         + (tmp_path / "lab.log").read_text()[-3000:])
-                time.sleep(0.3)
+    write_notebook(root / "approve.ipynb", CELLS)
+    with running_lab(tmp_path, root, TOKEN) as (base, _log):
         yield base, root
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # only the server's own process group
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
 
 
 def _settle(page, quiet: float = 3.0, timeout: float = 90) -> None:
