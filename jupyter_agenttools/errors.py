@@ -25,7 +25,8 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
-    └── UsageError                        misuse of a magic / CLI (IPython shows it without traceback)
+    ├── UsageError                        misuse of a magic / CLI (IPython shows it without traceback)
+    └── RunInterrupted                    a person interrupted a waiting run (one line, no traceback)
 
 ``UsageError`` is our own class so the core stays free of IPython; the Jupyter layer re-raises it
 as ``IPython.core.error.UsageError``. Messages follow "expected X, got Y" where that fits.
@@ -56,6 +57,7 @@ __all__ = [
     "ModelError",
     "AnswerError",
     "UsageError",
+    "RunInterrupted",
 ]
 
 
@@ -174,3 +176,16 @@ class AnswerError(DeveloperOrientedException, ValueError):
 
 class UsageError(AgentToolsError, ValueError):
     """Misuse of a magic or of the CLI; shown to the person without a traceback."""
+
+
+class RunInterrupted(AgentToolsError):
+    """A person interrupted a cell that waited for a run (Kernel ▸ Interrupt): the run was
+    cancelled and its tool processes stopped. IPython shows the one line of
+    ``_render_traceback_`` instead of a traceback; the cell still ends in an error, so Run All
+    stops there."""
+
+    def __init__(self, message: str = "the agent run was cancelled"):
+        super().__init__(message)
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"Interrupted: {self}"]
