@@ -25,7 +25,7 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
-    ├── UsageError                        misuse of a magic / CLI (IPython shows it without traceback)
+    ├── UsageError                        misuse of a magic / CLI (IPython: no traceback)
     └── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
                                           too deep, lone surrogates; names line and key path)
 
