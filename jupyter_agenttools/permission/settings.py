@@ -244,7 +244,7 @@ class SettingsStore:
     # --- reading ---------------------------------------------------------------------------
 
     def _stat_signature(self) -> tuple[Any, ...]:
-        sig = []
+        sig: list[Any] = []
         for p in self._path_list:
             try:
                 st = os.stat(p)

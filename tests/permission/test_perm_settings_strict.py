@@ -15,7 +15,8 @@ from jupyter_agenttools.errors import SettingsError
 from jupyter_agenttools.permission import settings_file
 from jupyter_agenttools.permission.engine import PermissionEngine
 from jupyter_agenttools.permission.settings import SettingsStore
-from jupyter_agenttools.permission.types import PermissionBehavior as B, PermissionMode
+from jupyter_agenttools.permission.types import PermissionBehavior as B
+from jupyter_agenttools.permission.types import PermissionMode
 
 
 @pytest.fixture
@@ -176,8 +177,8 @@ def test_valid_files_with_every_contract_key_load(store):
 
 
 def test_schema_modes_are_the_engine_modes_and_both_validators_agree(store, tmp_path):
-    from jsonschema import Draft7Validator
     import fastjsonschema
+    from jsonschema import Draft7Validator
 
     schema = settings_file.schema()
     Draft7Validator.check_schema(schema)
