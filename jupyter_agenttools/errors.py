@@ -25,7 +25,9 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
-    ├── UsageError                        misuse of a magic / CLI (IPython shows it without traceback)
+    ├── UsageError                        misuse of a magic / CLI (IPython: no traceback)
+    ├── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
+    │                                     too deep, lone surrogates; names line and key path)
     └── RunInterrupted                    a person interrupted a waiting run (one line, no traceback)
 
 ``UsageError`` is our own class so the core stays free of IPython; the Jupyter layer re-raises it
@@ -57,6 +59,7 @@ __all__ = [
     "ModelError",
     "AnswerError",
     "UsageError",
+    "JSONInputError",
     "RunInterrupted",
 ]
 
@@ -158,10 +161,14 @@ class RuleExampleError(DeveloperOrientedException, ValueError):
 
 
 class SettingsError(DeveloperOrientedException):
-    def __init__(self, path: object, problem: str, line: int | None = None):
+    """``key``: the dotted path of the offending key (``permissions.deny[2]``) when known."""
+
+    def __init__(self, path: object, problem: str, line: int | None = None,
+                 key: str | None = None):
         self.path = str(path)
         self.line = line
         self.problem = problem
+        self.key = key
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"settings file {where}: {problem}")
 
@@ -189,3 +196,18 @@ class RunInterrupted(AgentToolsError):
 
     def _render_traceback_(self) -> list[str]:
         return [f"Interrupted: {self}"]
+
+
+class JSONInputError(AgentToolsError, ValueError):
+    """JSON text that parses but is refused: a key twice in one object, NaN or Infinity, nesting
+    beyond the bound, a lone surrogate. ``line``/``column`` (1-based) and ``key`` (dotted path)
+    say where, when known."""
+
+    def __init__(self, problem: str, line: int | None = None, column: int | None = None,
+                 key: str | None = None):
+        self.problem = problem
+        self.line = line
+        self.column = column
+        self.key = key
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"{where}{problem}")
