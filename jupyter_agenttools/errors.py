@@ -28,7 +28,7 @@ programming or configuration mistakes: they propagate to the person who wrote th
     ├── UsageError                        misuse of a magic / CLI (IPython: no traceback)
     ├── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
     │                                     too deep, lone surrogates; names line and key path)
-    └── RunInterrupted                    a person interrupted a waiting run (one line, no traceback)
+    └── RunInterrupted                    a person interrupted a waiting run (one line, no trace)
 
 ``UsageError`` is our own class so the core stays free of IPython; the Jupyter layer re-raises it
 as ``IPython.core.error.UsageError``. Messages follow "expected X, got Y" where that fits.

@@ -92,8 +92,9 @@ class PendingAsk:
         ``choice``: ``"allow_once"``; ``"allow_session"`` (keeps ``rule`` — a PermissionRule
         or its text — or else the first suggestion, in the engine's memory: until the kernel
         restarts); ``"always"`` (saves that rule to the local settings layer); both are
-        refused for a safety ASK; ``"deny"`` (``message`` reaches the model). ``input`` replaces the tool input
-        (validated against the tool's schema now, and checked against deny rules again).
+        refused for a safety ASK; ``"deny"`` (``message`` reaches the model). ``input``
+        replaces the tool input (validated against the tool's schema now, and checked against
+        deny rules again).
         An invalid answer raises AnswerError and leaves the question open.
         """
         if not isinstance(choice, str) or choice.strip().lower() not in CHOICES:
