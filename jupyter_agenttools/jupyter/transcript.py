@@ -35,6 +35,9 @@ class _Call:
     summary: str = ""
     state: str = ""
     output: str = ""
+    #: the whole output's size (``output`` keeps only its start)
+    total_chars: int = 0
+    total_lines: int = 0
     asked: bool = False
     safety: bool = False
     answer: str = ""
@@ -113,15 +116,15 @@ def _story(run: Any) -> _Story:
         elif kind == "tool_chunk":
             call = story.calls.get(ev.call_id)
             chunk = ev.chunk
-            if call is not None and chunk is not None and len(call.output) < MAX_KEPT_CHARS * 2:
-                call.output += "".join(b.get("text", "") for b in chunk.content
-                                       if b.get("type") == "text")
+            if call is not None and chunk is not None:
+                _add_output(call, "".join(b.get("text", "") for b in chunk.content
+                                          if b.get("type") == "text"))
         elif kind == "tool_result":
             call = story.calls.get(ev.call_id)
             if call is not None:
                 call.state = ev.state
-                if not call.output:
-                    call.output = ev.text
+                if not call.total_chars:
+                    _add_output(call, ev.text)
         elif kind == "run_finished":
             story.end, story.result = "done", ev.result or ""
         elif kind == "run_failed":
@@ -133,6 +136,15 @@ def _story(run: Any) -> _Story:
             story.items[-1].text.strip() == story.result.strip():
         story.items.pop()
     return story
+
+
+def _add_output(call: _Call, text: str) -> None:
+    if not text:
+        return
+    if len(call.output) < MAX_KEPT_CHARS:
+        call.output += text[:MAX_KEPT_CHARS - len(call.output)]
+    call.total_chars += len(text)
+    call.total_lines += text.count("\n")
 
 
 def _outcome(call: _Call) -> str:
@@ -158,16 +170,22 @@ def _mark(state: str) -> str:
     return {"success": "✓", "error": "✗", "denied": "⛔", "interrupted": "⏹"}.get(state, "…")
 
 
-def _kept(text: str) -> tuple[str, str]:
+def _lines(call: _Call) -> int:
+    """How many lines the whole output has (a last line without a newline counts)."""
+    ends_open = bool(call.output) and call.total_chars == len(call.output) and \
+        not call.output.endswith("\n")
+    return call.total_lines + (1 if ends_open or (call.total_chars and not call.total_lines)
+                               else 0)
+
+
+def _kept(call: _Call) -> tuple[str, str]:
     """(the part a saved notebook keeps, a note on what was left out)."""
-    lines = text.splitlines(True)
-    kept = "".join(lines[:MAX_KEPT_LINES])
-    if len(kept) > MAX_KEPT_CHARS:
-        kept = kept[:MAX_KEPT_CHARS]
-    left = len(text) - len(kept)
-    if left <= 0:
-        return text, ""
-    more = len(lines) - kept.count("\n")
+    lines = call.output.splitlines(True)
+    kept = "".join(lines[:MAX_KEPT_LINES]).rstrip("\n")
+    left = call.total_chars - len(kept)
+    more = _lines(call) - min(len(lines), MAX_KEPT_LINES)
+    if left <= 1 or more <= 0:
+        return call.output.rstrip("\n"), ""
     return kept, f"… {more:,} more lines ({left:,} characters) not kept in the notebook"
 
 
@@ -206,10 +224,9 @@ class RunTranscript:
             if outcome:
                 line += f" — {e(outcome)}"
             out.append(line)
-            text = item.output.rstrip("\n")
-            if text:
-                kept, note = _kept(text)
-                count = text.count("\n") + 1
+            if item.output.strip():
+                kept, note = _kept(item)
+                count = _lines(item)
                 label = f"output, {count:,} line{'s' if count != 1 else ''}"
                 out.append(f"<details><summary>{label}</summary><pre>{e(kept)}</pre>"
                            + (f"<small>{e(note)}</small>" if note else "") + "</details>")
@@ -231,13 +248,11 @@ class RunTranscript:
             outcome = _outcome(item)
             out.append(f"{_mark(item.state)} {item.name} {item.summary}"
                        + (f" — {outcome}" if outcome else ""))
-            text = item.output.rstrip("\n")
-            if text:
-                lines = text.splitlines()
-                shown = lines[:3]
-                out.extend(f"    {line}" for line in shown)
-                if len(lines) > 3:
-                    out.append(f"    … {len(lines) - 3:,} more lines")
+            if item.output.strip():
+                lines = item.output.rstrip("\n").splitlines()
+                out.extend(f"    {line}" for line in lines[:3])
+                if _lines(item) > 3:
+                    out.append(f"    … {_lines(item) - 3:,} more lines")
         if story.result.strip():
             out.append("")
             out.append(story.result.strip())

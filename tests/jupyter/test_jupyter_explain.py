@@ -192,3 +192,27 @@ async def test_transcript_of_a_run_with_long_output_and_an_answer(tmp_path):
     assert text.splitlines()[0] == "agent_run · done · 2 tool calls · 1 question"
     assert "    … 4,997 more lines" in text and text.endswith("All **done**.")
     assert panel.final is not None  # the panel made its transcript when the run ended
+
+
+@pytest.mark.parametrize("chunk_lines", [1, 7, 5000])
+def test_transcript_counts_output_however_it_was_streamed(chunk_lines):
+    """The notebook keeps the first 200 lines; the counts are of the whole output."""
+    from jupyter_agenttools.agent import events as ev
+    from jupyter_agenttools.tools.base import ToolChunk, ToolResponse
+
+    class Run:
+        events: list = []
+
+    lines = [f"{i}\n" for i in range(1, 5001)]
+    run = Run()
+    run.events = [ev.ToolCallStarted(call_id="c1", name="Bash",
+                                     raw_input='{"command": "seq 1 5000"}')]
+    for start in range(0, len(lines), chunk_lines):
+        run.events.append(ev.ToolChunkEvent(call_id="c1", name="Bash", chunk=ToolChunk.text(
+            "".join(lines[start:start + chunk_lines]))))
+    run.events += [ev.ToolResultEvent(call_id="c1", name="Bash",
+                                      response=ToolResponse.error("x")),
+                   ev.RunFinished(result="ok")]
+    md = RunTranscript(run).markdown()
+    assert "output, 5,000 lines" in md and "<pre>1\n2\n" in md and "\n200</pre>" in md
+    assert "… 4,800 more lines" in md
