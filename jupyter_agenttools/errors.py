@@ -56,6 +56,8 @@ __all__ = [
     "ModelError",
     "AnswerError",
     "UsageError",
+    "ModeUnavailable",
+    "PathFactsMissing",
 ]
 
 
@@ -174,3 +176,13 @@ class AnswerError(DeveloperOrientedException, ValueError):
 
 class UsageError(AgentToolsError, ValueError):
     """Misuse of a magic or of the CLI; shown to the person without a traceback."""
+
+
+class ModeUnavailable(UsageError):
+    """A permission mode the managed settings do not allow (``disable_bypass_mode``,
+    ``allowed_modes``): a clear refusal wherever the mode is chosen."""
+
+
+class PathFactsMissing(AgentToolsError, LookupError):
+    """A permission decision needed a file-system fact that was not prefetched from the
+    backend; the engine turns it into an ASK (never a guess from the wrong machine)."""
