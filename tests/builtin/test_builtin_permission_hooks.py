@@ -8,8 +8,11 @@ import pytest
 from jupyter_agenttools.backends.local import LocalBackend
 from jupyter_agenttools.builtin import Bash, Edit, Glob, Grep, Read, Write, default_tools
 from jupyter_agenttools.permission import paths
-from jupyter_agenttools.permission.types import (PermissionBehavior, PermissionContext,
-                                                 PermissionRule)
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionRule,
+)
 from jupyter_agenttools.shell import policy
 
 

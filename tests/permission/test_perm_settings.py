@@ -15,7 +15,8 @@ from perm_tools import Judge
 from jupyter_agenttools.errors import RuleExampleError, SettingsError
 from jupyter_agenttools.permission.engine import PermissionEngine
 from jupyter_agenttools.permission.settings import LAYERS, SettingsStore
-from jupyter_agenttools.permission.types import PermissionBehavior as B, PermissionMode
+from jupyter_agenttools.permission.types import PermissionBehavior as B
+from jupyter_agenttools.permission.types import PermissionMode
 
 REPO = Path(__file__).resolve().parents[2]
 

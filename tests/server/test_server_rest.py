@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from jupyter_agenttools.permission.audit import AuditLog
 
+from jupyter_agenttools.permission.audit import AuditLog
 
 
 def write_settings(path: Path, permissions: dict) -> None:
