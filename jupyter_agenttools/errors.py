@@ -25,7 +25,10 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
+    ├── PathFactsMissing                  a decision needed a file fact not fetched from the
+    │                                     backend (the engine asks instead of guessing)
     └── UsageError                        misuse of a magic / CLI (IPython: no traceback)
+        └── ModeUnavailable               a mode the managed settings do not allow
 
 ``UsageError`` is our own class so the core stays free of IPython; the Jupyter layer re-raises it
 as ``IPython.core.error.UsageError``. Messages follow "expected X, got Y" where that fits.

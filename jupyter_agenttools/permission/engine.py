@@ -19,8 +19,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import DeveloperOrientedException, SettingsError
-from .effects import RULE_FAMILIES, covering_allow_rules, effect_matches, effects_of, \
-    is_family_rule
+from .effects import RULE_FAMILIES, covering_allow_rules, effect_matches, effects_of, is_family_rule
 from .memo import decision_scope
 from .modes import MODE_TABLE, ModePolicy
 from .rules import (

@@ -155,7 +155,7 @@ class LocalFacts(PathFacts):
             return None
 
 
-class _LocalUsers(dict):  # type: ignore[type-arg]
+class _LocalUsers(dict):
     """``~user`` expansion on this machine, on demand."""
 
     def get(self, name: str, default: Any = None) -> Any:

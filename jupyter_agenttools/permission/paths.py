@@ -155,7 +155,7 @@ def resolve_path(path: object, context: "PermissionContext", follow_last: bool =
 
 def _both_forms(path: object, cwd: str, home: object) -> tuple[str, str]:
     _check_text(cwd, "working directory")
-    rp = resolve_path(path, _LocalContext(os.path.abspath(cwd), _home(home)))
+    rp = resolve_path(path, _LocalContext(os.path.abspath(cwd), _home(home)))  # type: ignore[arg-type]
     return rp.physical, rp.lexical
 
 

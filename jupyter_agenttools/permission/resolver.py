@@ -59,11 +59,11 @@ def resolve(path, readlink, follow_last=True):
     ``follow_last=False`` keeps a final symlink itself (``rm link``, ``mv link x`` act on the
     link); a trailing "/" always follows it, as the kernel does."""
     if not path.startswith("/"):
-        raise ValueError("resolve() needs an absolute path, got %r" % (path,))
+        raise ValueError(f"resolve() needs an absolute path, got {path!r}")
     pending = split_components(path)
     if path.endswith("/") and pending:
         follow_last = True
-    done = []  # physical components, no symlink among them
+    done: list = []  # physical components, no symlink among them
     links = 0
     while pending:
         name = pending.pop(0)
@@ -150,7 +150,7 @@ def expand_glob(pattern, readlink, listdir):
     parts = [c for c in pattern.split("/") if c]
     found = ["/"]
     complete = True
-    for i, part in enumerate(parts):
+    for part in parts:
         nxt = []
         if not has_glob(part):
             nxt = [d.rstrip("/") + "/" + part for d in found]
@@ -193,24 +193,25 @@ def gather_facts(requests, directories=(), listings=(), cwd=None):
     cwd = cwd or _os.getcwd()
     home = _os.path.expanduser("~")
     words = [r[0] for r in requests] + list(directories)
-    users = {}
+    users: dict = {}
     for name in user_names(words, [r[1] for r in requests]):
         expanded = _os.path.expanduser("~" + name)
         if not expanded.startswith("~"):
             users[name] = expanded
-    links = {}
+    links: dict = {}
 
     def readlink(p):
         if p in links:
             return links[p]
+        target = None
         try:
             target = _os.readlink(p)
         except (OSError, ValueError):
-            target = None
+            pass
         links[p] = target
         return target
 
-    kinds = {}
+    kinds: dict = {}
 
     def kind(p):
         if p not in kinds:
@@ -221,7 +222,7 @@ def gather_facts(requests, directories=(), listings=(), cwd=None):
                 kinds[p] = None
         return kinds[p]
 
-    listed = {}
+    listed: dict = {}
 
     def listdir(d):
         if d not in listed:
