@@ -25,7 +25,10 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
+    ├── PathFactsMissing                  a decision needed a file fact not fetched from the
+    │                                     backend (the engine asks instead of guessing)
     ├── UsageError                        misuse of a magic / CLI (IPython: no traceback)
+    │   └── ModeUnavailable               a mode the managed settings do not allow
     └── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
                                           too deep, lone surrogates; names line and key path)
 
@@ -58,6 +61,8 @@ __all__ = [
     "ModelError",
     "AnswerError",
     "UsageError",
+    "ModeUnavailable",
+    "PathFactsMissing",
     "JSONInputError",
 ]
 
@@ -181,6 +186,16 @@ class AnswerError(DeveloperOrientedException, ValueError):
 
 class UsageError(AgentToolsError, ValueError):
     """Misuse of a magic or of the CLI; shown to the person without a traceback."""
+
+
+class ModeUnavailable(UsageError):
+    """A permission mode the managed settings do not allow (``disable_bypass_mode``,
+    ``allowed_modes``): a clear refusal wherever the mode is chosen."""
+
+
+class PathFactsMissing(AgentToolsError, LookupError):
+    """A permission decision needed a file-system fact that was not prefetched from the
+    backend; the engine turns it into an ASK (never a guess from the wrong machine)."""
 
 
 class JSONInputError(AgentToolsError, ValueError):
