@@ -11,7 +11,11 @@ audit        GET         ``?limit=&tool=&behavior=`` newest first
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
                          (a what-if: never written to the audit log)
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
+kernels      GET         the running kernels and their agent sessions (``panel_api.py``)
 ===========  ==========  =================================================================
+
+Every route above but ``kernels`` takes ``?project=<dir>``: the project of a running kernel
+whose settings the request reads or writes (default: the server's project).
 
 Every verb is ``@web.authenticated`` and ``@authorized`` on the resource ``agenttools``.
 Errors are JSON ``{"error": "..."}``: 413 for a body over MAX_BODY_BYTES (refused from its
@@ -108,7 +112,22 @@ class AgentToolsHandler(APIHandler):
 
     @property
     def store(self) -> Any:
-        return self.settings["agenttools_store"]
+        """The settings of the project this request is about: the server's own, or with
+        ``?project=<dir>`` the project of a running kernel (see ``jupyter/state.py``);
+        any other directory is a 400."""
+        default = self.settings["agenttools_store"]
+        project = self.get_query_argument("project", "").strip()
+        if not project or project == str(default.project_root):
+            return default
+        from .state import read_states
+
+        states = read_states(list(self.kernel_manager.list_kernel_ids()))
+        state = next((s for s in states.values() if s.get("project_dir") == project), None)
+        if state is None:
+            raise web.HTTPError(400, "unknown project %r: expected the server's project (%s) "
+                                     "or the project of a running kernel", project,
+                                str(default.project_root))
+        return kernel_project_store(self.settings, state)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         exc = kwargs.get("exc_info", (None, None, None))[1]
@@ -245,6 +264,20 @@ class AgentToolsHandler(APIHandler):
     def reply(self, data: Any, status: int = 200) -> None:
         self.set_status(status)
         self.finish(json.dumps(data, default=str))
+
+
+def kernel_project_store(app_settings: dict[str, Any], state: dict[str, Any]) -> Any:
+    """The SettingsStore of a kernel's project as that kernel sees it (its own user and managed
+    files: a notebook may point them elsewhere), one per project, kept by the server."""
+    from ..permission.settings import SettingsStore
+
+    stores = app_settings.setdefault("agenttools_stores", {})
+    key = (state.get("project_dir"), state.get("user_dir"), state.get("managed_path"))
+    if key not in stores:
+        stores[key] = SettingsStore(str(state.get("project_dir")),
+                                    user_dir=state.get("user_dir") or None,
+                                    managed_path=state.get("managed_path") or None)
+    return stores[key]
 
 
 def _short(value: Any) -> str:
