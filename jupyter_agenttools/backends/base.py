@@ -31,7 +31,7 @@ from typing import Any, AsyncIterator, Iterable, Mapping, Sequence, Union
 
 from ..errors import BackendError
 from ..permission import resolver as _resolver
-from ..permission.facts import LocalFacts, PathFacts, PrefetchedFacts
+from ..permission.facts import PathFacts, PrefetchedFacts
 
 __all__ = [
     "ExecResult",
