@@ -11,6 +11,7 @@ audit        GET         ``?limit=&tool=&behavior=`` newest first
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
                          (a what-if: never written to the audit log)
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
+notebook     GET, POST   the live notebook document (see ``notebook_handlers.py``)
 ===========  ==========  =================================================================
 
 Every verb is ``@web.authenticated`` and ``@authorized`` on the resource ``agenttools``.
@@ -33,6 +34,7 @@ from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
 from ..errors import RuleExampleError, RuleSyntaxError, SettingsError, ToolNotFound
+from .notebook_handlers import LiveNotebookHandler
 
 __all__ = ["AUTH_RESOURCE", "ROUTES"]
 
@@ -357,4 +359,5 @@ ROUTES = [
     ("audit", AuditHandler),
     ("check", CheckHandler),
     ("validate", ValidateHandler),
+    ("notebook", LiveNotebookHandler),  # the notebook tools' live edits (notebook_handlers.py)
 ]
