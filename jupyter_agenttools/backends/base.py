@@ -397,7 +397,7 @@ class BackendBase(abc.ABC):
             parts.extend(chunks)  # type: ignore[arg-type]
         await self.write_file(path, b"".join(parts))
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027 - a no-op default, not abstract
         """Release what the backend holds (processes, connections)."""
 
     async def __aenter__(self) -> "BackendBase":

@@ -35,8 +35,15 @@ from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import BackendError
-from .base import (OPS_SOURCE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem,
-                   raise_remote_error)
+from .base import (
+    OPS_SOURCE,
+    BackendBase,
+    DirEntry,
+    ExecResult,
+    FileStat,
+    StreamItem,
+    raise_remote_error,
+)
 
 __all__ = ["JupyterKernelBackend"]
 

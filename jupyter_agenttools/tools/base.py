@@ -177,7 +177,9 @@ class Tool:
 
         return [PermissionRule(self.name)]
 
-    def call(self, **tool_input: Any) -> Any:
+    # `*args, **kwargs` typed Any is mypy's "any signature": each tool declares its own inputs
+    # as keyword parameters (they are called with the validated input as keywords).
+    def call(self, *args: Any, **tool_input: Any) -> Any:
         raise NotImplementedError(f"tool {self.name!r} does not implement call()")
 
     def schema(self) -> dict[str, Any]:

@@ -26,8 +26,14 @@ from ..errors import (
     ToolNotFound,
     ToolReturnTypeError,
 )
-from .base import TOOL_NAME_RE, Tool, ToolChunk, ToolResponse, ToolResultState, \
-    validate_tool_definition
+from .base import (
+    TOOL_NAME_RE,
+    Tool,
+    ToolChunk,
+    ToolResponse,
+    ToolResultState,
+    validate_tool_definition,
+)
 from .meta import RESET_TOOLS, SKILL_TOOL, ResetTools, SkillTool
 from .skills import Skill, load_skills
 
@@ -392,6 +398,6 @@ def _instructions_block(groups: list[ToolGroup]) -> str:
     lines = ["<tool-instructions>",
              "Follow these instructions when you use the tools of these groups:"]
     for g in with_text:
-        lines.append(f'<group name="{g.name}">\n{g.instructions.strip()}\n</group>')
+        lines.append(f'<group name="{g.name}">\n{(g.instructions or "").strip()}\n</group>')
     lines.append("</tool-instructions>")
     return "\n".join(lines)

@@ -40,7 +40,7 @@ async def test_default_toolkit_is_the_builtin_tools_on_the_backend(tmp_path):
 
 
 async def test_cancel_during_a_long_bash_call_kills_its_process(tmp_path):
-    seconds = "61.%d" % (os.getpid() % 100)  # a command line no other test runs
+    seconds = f"61.{os.getpid() % 100}"  # a command line no other test runs
     agent = Agent(ScriptedModel([[{"name": "Bash", "input": {"command": f"sleep {seconds}"}}],
                                  "never"]),
                   backend=LocalBackend(str(tmp_path)), engine=PermissionEngine())

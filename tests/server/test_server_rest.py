@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from jupyter_agenttools.permission.audit import AuditLog
 
+from jupyter_agenttools.permission.audit import AuditLog
 
 
 def write_settings(path: Path, permissions: dict) -> None:
@@ -99,7 +99,8 @@ def test_add_rule_writes_that_layers_file(api, files, layer, behavior):
 def test_add_rule_keeps_other_keys_and_does_not_duplicate(api, files):
     write_settings(files["local"], {"allow": ["Read"], "mode": "explore"})
     raw = read(files["local"])
-    raw["something_else"] = {"kept": True}
+    raw["$schema"] = "settings.schema.json"  # keys the API does not change are kept
+    raw["sandbox"] = {"enabled": False}
     files["local"].write_text(json.dumps(raw))
     for _ in range(2):
         status, _ = api("POST", "rules",
@@ -108,7 +109,8 @@ def test_add_rule_keeps_other_keys_and_does_not_duplicate(api, files):
     data = read(files["local"])
     assert data["permissions"]["allow"] == ["Read", "Bash(ls)"]
     assert data["permissions"]["mode"] == "explore"
-    assert data["something_else"] == {"kept": True}
+    assert data["$schema"] == "settings.schema.json"
+    assert data["sandbox"] == {"enabled": False}
 
 
 def test_remove_rule(api, files):
