@@ -70,6 +70,8 @@ class Reason:
     line: int
     snippet: str
     callee: str | None = None  # a named call an allow rule ``RunCode(callee)`` could cover
+    #: the tables list the callee as never read-only (exec, os.*, pickle…): never suggested
+    never: bool = False
 
 
 @dataclass
@@ -172,14 +174,16 @@ class _Walker:
         self.effects: list[Effect] = []
         self.blessed_used: list[str] = []
         self.scopes: list[dict[str, Kind]] = []
+        self.imports: dict[str, Kind] = {}
 
     # -- bookkeeping -------------------------------------------------------------------------
-    def fail(self, node: ast.AST, text: str, callee: str | None = None) -> None:
+    def fail(self, node: ast.AST, text: str, callee: str | None = None,
+             never: bool = False) -> None:
         snippet = ast.get_source_segment(self.code, node) if hasattr(node, "lineno") else None
         snippet = (snippet or "").replace("\n", " ")
         if len(snippet) > 80:
             snippet = snippet[:79] + "…"
-        self.reasons.append(Reason(text, getattr(node, "lineno", 0), snippet, callee))
+        self.reasons.append(Reason(text, getattr(node, "lineno", 0), snippet, callee, never))
 
     def need(self, node: ast.AST, kind: Kind, what: str, level: str = "deep") -> None:
         ok = kind.deep if level == "deep" else kind.shallow
@@ -199,9 +203,22 @@ class _Walker:
             elif isinstance(stmt, ast.Pass):
                 continue
             else:
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    self.imported(stmt)
                 self.fail(stmt, _STATEMENT_REASONS.get(
                     type(stmt).__name__, f"a {type(stmt).__name__} statement is not an "
                                          f"expression: only expressions can be read-only"))
+
+    def imported(self, stmt: ast.Import | ast.ImportFrom) -> None:
+        """Names an import binds: later reasons name what they are (``os.system``), though
+        the code is not read-only anyway."""
+        for alias in stmt.names:
+            if isinstance(stmt, ast.Import):
+                module = alias.name if alias.asname else alias.name.split(".")[0]
+                self.imports[alias.asname or module] = Kind(f"module:{module}", True, False)
+            elif stmt.module and not stmt.level:
+                self.imports[alias.asname or alias.name] = Kind(
+                    f"function:{stmt.module}.{alias.name}", True, False)
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> Kind:
@@ -228,6 +245,8 @@ class _Walker:
         word = secret_word(name)
         if word is not None:
             self.fail(node, f"`{name}` looks like it holds a credential ({word!r} in its name)")
+        if name in self.imports:
+            return self.imports[name]
         kind = self.names.lookup(name)
         return UNKNOWN if kind is None else kind
 
@@ -240,12 +259,12 @@ class _Walker:
         base = self.expr(node.value)
         return self.attribute(node, base, node.attr)
 
-    def attribute(self, node: ast.AST, base: Kind, attr: str) -> Kind:
+    def attribute(self, node: ast.AST, base: Kind, attr: str, calling: bool = False) -> Kind:
         family = base.family or ""
         if family.startswith("module:"):
             module = family[len("module:"):]
             key = f"{module}.{attr}"
-            if key in NEVER:
+            if key in NEVER and not calling:  # a call says why itself (and a rule may allow it)
                 self.fail(node, f"`{key}`: {NEVER[key]}", callee=key)
                 return UNKNOWN
             if not base.shallow:
@@ -500,7 +519,7 @@ class _Walker:
             receiver = self.expr(func.value)
             family = receiver.family or ""
             if family.startswith(("module:", "class:")):
-                target = self.attribute(func, receiver, func.attr)
+                target = self.attribute(func, receiver, func.attr, calling=True)
                 callee = _callee_of(target)
                 path = f"{family.split(':', 1)[1]}.{func.attr}"
                 receiver = None
@@ -520,12 +539,14 @@ class _Walker:
             result = self.check_entry(node, entry, receiver, callee or "")
             if len(self.reasons) == before or not self.bless(names, before):
                 return result
+            self.arguments(node)  # the rule covers the call, not what its arguments do
             return TRUSTED
         if self.bless(names, len(self.reasons)):
             self.arguments(node)
             return TRUSTED
         self.arguments(node)
         reason = never_reason(callee or path or "") if (callee or path) else None
+        never = reason is not None
         shown = written or callee or _segment(self.code, func)
         if reason is None:
             if receiver is not None and receiver.family and receiver.shallow:
@@ -538,7 +559,7 @@ class _Walker:
                 reason = f"`{shown}()` is not a known read-only function"
         else:
             reason = f"`{shown}()`: {reason}"
-        self.fail(node, reason, callee=written or callee)
+        self.fail(node, reason, callee=written or callee, never=never)
         return UNKNOWN
 
     def bless(self, names: list[str], keep: int) -> bool:

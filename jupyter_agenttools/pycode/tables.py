@@ -139,12 +139,14 @@ _functions("regular expressions over strings it is given", [
 _functions("string work on path names; no file system access",
            ["join", "basename", "dirname", "splitext", "split", "normpath", "isabs",
             "commonpath", "commonprefix", "relpath"], "str", prefix="posixpath.")
-_functions("looks at one path's metadata: a read of that path",
-           ["exists", "isfile", "isdir", "islink", "getsize", "getmtime", "getctime", "lexists"],
-           "number", "read_path", "read", prefix="posixpath.")
-_functions("lists a folder: a read of that folder", ["listdir"], "list", "read_path", "search",
-           prefix="os.")
-FUNCTIONS["os.getcwd"] = Entry("str", "tells the current directory, changes nothing")
+for _module in ("posixpath", "genericpath"):  # os.path.exists is genericpath.exists
+    _functions("looks at one path's metadata: a read of that path",
+               ["exists", "isfile", "isdir", "islink", "getsize", "getmtime", "getctime",
+                "lexists"], "number", "read_path", "read", prefix=_module + ".")
+for _module in ("os", "posix"):  # os.listdir is posix.listdir
+    _functions("lists a folder: a read of that folder", ["listdir"], "list", "read_path",
+               "search", prefix=_module + ".")
+    FUNCTIONS[_module + ".getcwd"] = Entry("str", "tells the current directory, changes nothing")
 FUNCTIONS["glob.glob"] = Entry("list", "lists files matching a pattern: a read of that folder",
                                "read_path", "search")
 _functions("pure functions of the text it is given", ["dedent", "indent", "shorten", "wrap",
@@ -452,6 +454,7 @@ NEVER: dict[str, str] = {
 #: modules whose every function is refused, and why (the reason shown for any of their calls)
 NEVER_MODULES: dict[str, str] = {
     "os": "os changes files, processes and the environment",
+    "genericpath": "os.path functions that are not plain path arithmetic",
     "posix": "os changes files, processes and the environment",
     "subprocess": "subprocess runs programs",
     "shutil": "shutil copies, moves and deletes files",

@@ -212,15 +212,18 @@ def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
         plain = "__getattr__" not in value.__dict__
         return Kind(f"module:{name}", library or plain, library)
     if isinstance(value, type) or isinstance(value, _FUNCTION_TYPES) or _is_ufunc(value):
+        prefix = "class:" if isinstance(value, type) else "function:"
+        if isinstance(value, type) and not _safe_metaclass(value):
+            return UNKNOWN  # its metaclass's code runs for repr, calls, attribute reads
         name = canonical_name(value)
         if name is None:
-            # a user function or class: its repr is safe, calling it is not
-            return Kind("function:?", True, False)
-        prefix = "class:" if isinstance(value, type) else "function:"
+            # a user function or class: its repr is Python's own, calling it is user code
+            return Kind(prefix + "?", True, False)
         known = name in FUNCTIONS or f"builtins.{name}" in FUNCTIONS
         return Kind(prefix + name, True, known)
     if t is types.MethodType:
-        return Kind("function:?", True, False)
+        # a bound method's repr shows (and so calls the repr of) the object it is bound to
+        return Kind("method:?", True, False)
     library = _real_library_type(t)
     if library is not None:
         return _library_value(value, library, budget, depth, seen)
@@ -426,12 +429,13 @@ def safe_repr(value: Any, limit: int = 4000) -> tuple[str | None, str]:
                           f"a known library type (their repr could run any code), or too many "
                           f"to check")
         owner = _repr_owner(t)
-        if owner is not None and owner is not object:
-            where = owner.__dict__.get("__module__", "?")
-            return None, (f"not shown: {t.__qualname__}.__repr__ comes from module {where}, "
+        owner_key = _type_key(owner) if owner is not None else None
+        if owner_key is not None and owner is not object and owner is t:
+            return None, (f"not shown: {qualname}.__repr__ is defined in module {module}, "
                           f"not a known library, so calling it could run any code")
-        return None, (f"not shown: {module}.{qualname} is not a known library type, so its "
-                      f"repr could run any code")
+        return None, (f"not shown: {module}.{qualname} is not a known library type (a class "
+                      f"of user code, even one built on a library type, decides how it is "
+                      f"shown), so its repr could run any code")
     if kind.family and kind.family.startswith("module:") and not kind.deep:
         name = kind.family[len("module:"):]
         return f"<module {name!r}>", "built from its name"

@@ -1,6 +1,9 @@
 """What NotebookRead and NotebookEdit share: the notebook path (default: the agent's own
-notebook) and the path-based permission hooks, delegated to ``permission.paths`` like the file
-tools' (``NotebookEdit(notebooks/**)``, ``Read(...)``/``Edit(...)`` through path effects)."""
+notebook) and the file tools' permission hooks (``FileToolMixin``): the call's one effect is a
+read (NotebookRead) or a write (NotebookEdit) of the notebook file, so ``Read(...)`` and
+``Edit(...)``/``Write(...)`` rules apply to it like to any file (``Edit(notebooks/**)`` covers
+NotebookEdit), as do ``NotebookRead(...)``/``NotebookEdit(...)`` path rules, the secret and
+sensitive paths, and accept_edits inside the working directories."""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import ToolExecutionError
+from ..read import FileToolMixin
 from .host import NotebookHost, NotebookState
 
 if TYPE_CHECKING:
-    from ...permission.types import PermissionContext, PermissionRule
+    from ...permission.effects import PathEffect
+    from ...permission.types import PermissionContext
 
 __all__ = ["NotebookPathMixin", "NO_NOTEBOOK"]
 
@@ -19,11 +24,13 @@ NO_NOTEBOOK = ("no notebook_path was given and this kernel does not know which n
                "belongs to; pass notebook_path")
 
 
-class NotebookPathMixin:
+class NotebookPathMixin(FileToolMixin):
     name: str
     rule_argument: str | None = "notebook_path"
     #: "read" or "write": what the call does to the notebook file, for rules and modes
     effect_kind = "read"
+    #: the notebook file is all the call touches: Read/Edit allow rules may allow it
+    effects_complete = True
 
     def __init__(self, host: NotebookHost | None = None, state: NotebookState | None = None):
         self.host = host if host is not None else NotebookHost()
@@ -35,6 +42,15 @@ class NotebookPathMixin:
         if path is None or path == "":
             return self.host.notebook_path()
         return path if isinstance(path, str) else None
+
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: "PermissionContext") -> list["PathEffect"]:
+        from ...permission.effects import PathEffect
+
+        path = self._path_of(tool_input, context)
+        if path is None:
+            raise ValueError(NO_NOTEBOOK)
+        return [PathEffect(self.effect_kind, path)]
 
     def resolve(self, notebook_path: str | None) -> str:
         """The absolute path a call works on (relative paths start at the kernel's cwd)."""
@@ -50,33 +66,3 @@ class NotebookPathMixin:
                  if tool_input.get(k) is not None]
         text = " ".join([path] + extra)
         return text if len(text) <= limit else text[: limit - 1] + "…"
-
-    # -- permission hooks (delegated to permission.paths, like the file tools) -------------
-    def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
-                   context: "PermissionContext") -> bool:
-        from ...permission.paths import match_path_rule
-
-        path = self._path_of(tool_input, context)
-        if rule.specifier is None:
-            return True
-        return path is not None and bool(match_path_rule(rule, path, context))
-
-    def suggest_rules(self, tool_input: Mapping[str, Any],
-                      context: "PermissionContext") -> list["PermissionRule"]:
-        from ...permission.paths import suggest_path_rules
-
-        path = self._path_of(tool_input, context)
-        if path is None:
-            return []
-        return list(suggest_path_rules(self.name, path, context))
-
-    def path_effects(self, tool_input: Mapping[str, Any],
-                     context: "PermissionContext") -> list[Any]:
-        """The notebook file is read (NotebookRead) or written (NotebookEdit): Read(...) and
-        Edit(...) rules apply to it as to any file."""
-        path = self._path_of(tool_input, context)
-        if path is None:
-            return []
-        from ...permission.effects import PathEffect  # type: ignore[import-not-found]
-
-        return [PathEffect(self.effect_kind, path)]

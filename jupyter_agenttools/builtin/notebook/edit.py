@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ...errors import ToolExecutionError
 from ...tools.base import Tool, ToolChunk
 from ..write import short_diff
-from .common import NO_NOTEBOOK, NotebookPathMixin
+from .common import NotebookPathMixin
 from .nbfile import (
     cell_ids,
     cell_source,
@@ -26,7 +26,7 @@ from .nbfile import (
 )
 
 if TYPE_CHECKING:
-    from ...permission.types import PermissionContext, PermissionDecision
+    from ...permission.types import PermissionContext
 
 __all__ = ["NotebookEdit", "EDIT_MODES", "CELL_TYPES"]
 
@@ -64,18 +64,6 @@ class NotebookEdit(NotebookPathMixin, Tool):
     read_only = False
     concurrency_safe = False
     effect_kind = "write"
-
-    def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        """A write of the notebook file: sensitive targets are a safety question; accept_edits
-        allows it inside the working directories; otherwise rules and the mode decide."""
-        from ...permission.paths import check_write
-        from ...permission.types import PermissionDecision
-
-        path = self._path_of(tool_input, context)
-        if path is None:
-            return PermissionDecision.ask(f"{self.name}: {NO_NOTEBOOK}")
-        return check_write(path, context, self.name)
 
     def preview(self, tool_input: Mapping[str, Any],
                 context: "PermissionContext | None" = None) -> dict[str, Any] | None:

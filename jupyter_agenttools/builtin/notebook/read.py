@@ -3,15 +3,11 @@ blocks), from the live document open in JupyterLab when there is one, else from 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import ToolExecutionError
 from ...tools.base import Tool, ToolChunk, text_block
-from .common import NO_NOTEBOOK, NotebookPathMixin
+from .common import NotebookPathMixin
 from .nbfile import cell_ids, cell_source, find_cell, read_notebook, render_cells
-
-if TYPE_CHECKING:
-    from ...permission.types import PermissionContext, PermissionDecision
 
 __all__ = ["NotebookRead"]
 
@@ -48,26 +44,6 @@ class NotebookRead(NotebookPathMixin, Tool):
     read_only = True
     concurrency_safe = True
     effect_kind = "read"
-
-    def is_read_only(self, tool_input: Mapping[str, Any] | None = None,
-                     context: "PermissionContext | None" = None) -> bool:
-        """Like Read: a notebook inside the working directories that holds no secret."""
-        if context is None:
-            return False
-        from ...permission.paths import read_is_fast_path_safe
-
-        path = self._path_of(tool_input or {}, context)
-        return path is not None and bool(read_is_fast_path_safe(path, context))
-
-    def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        from ...permission.paths import check_read
-        from ...permission.types import PermissionDecision
-
-        path = self._path_of(tool_input, context)
-        if path is None:
-            return PermissionDecision.ask(f"{self.name}: {NO_NOTEBOOK}")
-        return check_read(path, context, self.name)
 
     async def call(self, notebook_path: str | None = None, cell_id: str | None = None,
                    offset: int | None = None, limit: int | None = None) -> ToolChunk:

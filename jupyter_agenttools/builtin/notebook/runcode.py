@@ -56,6 +56,7 @@ class RunCode(Tool):
     read_only = False
     concurrency_safe = False
     rule_argument = "code"
+    effects_complete = False
 
     def __init__(self, host: NotebookHost | None = None):
         self.host = host if host is not None else NotebookHost()
@@ -88,18 +89,22 @@ class RunCode(Tool):
 
     def is_read_only(self, tool_input: Mapping[str, Any] | None = None,
                      context: "PermissionContext | None" = None) -> bool:
+        """Proven read-only, and every file it reads is a harmless read (inside the working
+        directories, no secret: the Read tool's fast path)."""
         analysis = self.analysis(tool_input or {})
-        ok = analysis.read_only
-        if ok and analysis.reads:
-            if context is None:
-                ok = False
-            else:
-                from ...permission.paths import read_is_fast_path_safe
-
-                ok = all(e.path is not None and read_is_fast_path_safe(e.path, context)
-                         for e in analysis.reads)
         self._remember(tool_input or {}, analysis.read_only)
-        return ok
+        if not analysis.read_only:
+            return False
+        if not analysis.reads:
+            return True
+        if context is None:
+            return False
+        from ...permission.effects import check_effect
+        from ...permission.types import PermissionBehavior
+
+        return all(e.path is not None and check_effect(
+            _path_effect(e), context, self.name).behavior is PermissionBehavior.ALLOW
+            for e in analysis.reads)
 
     def _remember(self, tool_input: Mapping[str, Any], read_only: bool) -> None:
         code = tool_input.get("code")
@@ -110,28 +115,22 @@ class RunCode(Tool):
 
     def check_permissions(self, tool_input: Mapping[str, Any],
                           context: "PermissionContext") -> "PermissionDecision":
-        from ...permission.paths import check_read, check_write
-        from ...permission.types import PermissionBehavior, PermissionDecision
+        from ...permission.effects import check_effect, check_effects
+        from ...permission.types import PermissionDecision
 
         analysis = self.analysis(tool_input)
         self._remember(tool_input, analysis.read_only)
         # a write to a sensitive path is a safety question whatever else the code does
         for effect in analysis.writes:
             if effect.path is not None:
-                d = check_write(effect.path, context, self.name)
+                d = check_effect(_path_effect(effect), context, self.name)
                 if d.bypass_immune:
                     return d
         if analysis.read_only:
-            decisions = [check_read(e.path, context, self.name) for e in analysis.reads
-                         if e.path is not None]
-            if not decisions:
+            reads = [_path_effect(e) for e in analysis.reads if e.path is not None]
+            if not reads:
                 return PermissionDecision.allow(f"{self.name}: read-only code")
-            worst = max(decisions, key=lambda d: d.behavior.rank)
-            if worst.behavior is PermissionBehavior.PASSTHROUGH:
-                return PermissionDecision.passthrough(
-                    f"{self.name}: read-only code that reads outside the working directories",
-                    suggestions=self.suggest_rules(tool_input, context))
-            return worst
+            return check_effects(reads, context, self.name)
         why = analysis.explain()
         return PermissionDecision.ask(
             f"{self.name}: not proven read-only: {why}",
@@ -164,9 +163,13 @@ class RunCode(Tool):
         from ...permission.types import PermissionRule
 
         analysis = self.analysis(tool_input)
-        if analysis.read_only or any(r.callee is None for r in analysis.reasons):
+        if analysis.read_only:
             return []
+        if any(r.never for r in analysis.reasons):
+            return []  # exec, os.*, unpickling…: a person may write such a rule, never offered
         callees = list(dict.fromkeys(r.callee for r in analysis.reasons if r.callee))
+        if not callees:
+            return []
         candidates = callees if len(callees) == 1 else _common_globs(callees)
         out = []
         for spec in candidates:
@@ -178,10 +181,10 @@ class RunCode(Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list[Any]:
-        """Files the code reads, writes or deletes, where the analysis can name them."""
-        from ...permission.effects import PathEffect  # type: ignore[import-not-found]
-
-        return [PathEffect(e.kind, e.path) for e in self.analysis(tool_input).effects
+        """Files the code reads, writes or deletes, where the analysis can name them: deny and
+        ask rules (``Read(...)``, ``Edit(...)``) apply to them; the code does more than touch
+        files, so allow rules on files never allow it (``effects_complete`` is False)."""
+        return [_path_effect(e) for e in self.analysis(tool_input).effects
                 if e.path is not None]
 
     def input_summary(self, tool_input: Mapping[str, Any], limit: int = 200) -> str:
@@ -213,6 +216,12 @@ class RunCode(Tool):
                             format_value=self.host.format_value,
                             capture_displays=self.host.capture_displays)
         return _render(run)
+
+
+def _path_effect(effect: Any) -> Any:
+    from ...permission.effects import PathEffect
+
+    return PathEffect(effect.kind, effect.path)
 
 
 def _common_globs(callees: list[str]) -> list[str]:
