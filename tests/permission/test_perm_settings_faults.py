@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from figures import record
+from fault_figures import record
 
 from jupyter_agenttools.permission.settings import SettingsStore
 

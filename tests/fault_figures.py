@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "faults"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "faults"
 
 
 def record(area: str, test: str, **figures: Any) -> None:

@@ -1,4 +1,5 @@
-"""The server side of the notebook tools' live edits: ``<base_url>/agenttools/notebook``.
+"""The server side of the notebook tools' live edits: ``<base_url>/agenttools/notebook``
+(the handler is ``handlers.NotebookHandler``; this module is what it does).
 
 =========  ==========================================================================================
 GET        ``?path=<absolute path>`` → ``{"live": true, "notebook": {...}}`` when the notebook is open
@@ -12,25 +13,21 @@ POST       ``{"path", "edit_mode", "cell_id", "new_source", "cell_type", "expect
 =========  ==========================================================================================
 
 Paths are absolute and must lie inside the server's ``root_dir`` (400 otherwise). Both verbs
-are ``@web.authenticated`` and ``@authorized`` like the other agenttools routes. The edit runs
-on the server's event loop inside one document transaction, so it cannot interleave with
-another change.
+are ``@web.authenticated`` and ``@authorized``, with the bounded, strict bodies of every
+agenttools route. The edit runs on the server's event loop inside one document transaction,
+so it cannot interleave with another change.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
-from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
-__all__ = ["NOTEBOOK_ROUTES", "LiveNotebookHandler"]
+__all__ = ["live_read", "live_edit", "apply_live_edit"]
 
-MAX_BODY = 10 * 1024 * 1024
 EDIT_MODES = ("replace", "insert", "delete")
 CELL_TYPES = ("code", "markdown")
 _POSITIONAL = re.compile(r"^cell-(\d+)$")
@@ -40,70 +37,45 @@ class _Conflict(Exception):
     pass
 
 
-class LiveNotebookHandler(APIHandler):
-    # the same resource as every agenttools route (handlers.AUTH_RESOURCE, which lists this
-    # handler in its ROUTES: importing it from there would be a cycle)
-    auth_resource = "agenttools"
+def _api_path(settings: Any, path: Any) -> str:
+    if not isinstance(path, str) or not path:
+        raise web.HTTPError(400, "expected 'path': the notebook's absolute path")
+    root = os.path.realpath(settings.get("server_root_dir") or settings["serverapp"].root_dir)
+    full = os.path.realpath(path)
+    rel = os.path.relpath(full, root)
+    if rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
+        raise web.HTTPError(400, "%s is outside the server's root folder", path)
+    return rel.replace(os.sep, "/")
 
-    def write_error(self, status_code: int, **kwargs: Any) -> None:
-        exc = kwargs.get("exc_info", (None, None, None))[1]
-        message = getattr(exc, "log_message", None) or self._reason
-        if isinstance(exc, web.HTTPError) and exc.args and message:
-            message = message % exc.args
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"error": message}))
 
-    def _api_path(self, path: Any) -> str:
-        if not isinstance(path, str) or not path:
-            raise web.HTTPError(400, "expected 'path': the notebook's absolute path")
-        root = os.path.realpath(self.settings.get("server_root_dir") or
-                                self.serverapp.root_dir)  # type: ignore[attr-defined]
-        full = os.path.realpath(path)
-        rel = os.path.relpath(full, root)
-        if rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
-            raise web.HTTPError(400, "%s is outside the server's root folder", path)
-        return rel.replace(os.sep, "/")
+async def _document(settings: Any, path: Any, *, copy: bool) -> Any:
+    api_path = _api_path(settings, path)
+    ydoc = settings.get("jupyter_server_ydoc")
+    if ydoc is None:  # jupyter-collaboration is not installed or not enabled
+        return None
+    return await ydoc.get_document(path=api_path, content_type="notebook", file_format="json",
+                                   copy=copy)
 
-    async def _document(self, path: Any, *, copy: bool) -> Any:
-        api_path = self._api_path(path)
-        ydoc = self.settings.get("jupyter_server_ydoc")
-        if ydoc is None:
-            return None
-        return await ydoc.get_document(path=api_path, content_type="notebook",
-                                       file_format="json", copy=copy)
 
-    @web.authenticated
-    @authorized
-    async def get(self) -> None:
-        doc = await self._document(self.get_query_argument("path", ""), copy=True)
-        if doc is None:
-            self.finish(json.dumps({"live": False}))
-            return
-        self.finish(json.dumps({"live": True, "notebook": doc.get()}))
+async def live_read(settings: Any, path: Any) -> dict[str, Any]:
+    """GET: the notebook as the live document holds it, or ``{"live": false}``."""
+    doc = await _document(settings, path, copy=True)
+    if doc is None:
+        return {"live": False}
+    return {"live": True, "notebook": doc.get()}
 
-    @web.authenticated
-    @authorized
-    async def post(self) -> None:
-        if len(self.request.body or b"") > MAX_BODY:
-            raise web.HTTPError(413, "the request body is larger than %d bytes", MAX_BODY)
-        try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError:
-            raise web.HTTPError(400, "the body is not JSON") from None
-        if not isinstance(body, dict):
-            raise web.HTTPError(400, "expected a JSON object")
-        request = _validated(body)
-        doc = await self._document(body.get("path"), copy=False)
-        if doc is None:
-            self.finish(json.dumps({"live": False}))
-            return
-        try:
-            result = apply_live_edit(doc, request)
-        except _Conflict as exc:
-            self.set_status(409)
-            self.finish(json.dumps({"error": str(exc)}))
-            return
-        self.finish(json.dumps(dict(result, live=True)))
+
+async def live_edit(settings: Any, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """POST: ``(status, payload)`` of an edit of the live document."""
+    request = _validated(body)
+    doc = await _document(settings, body.get("path"), copy=False)
+    if doc is None:
+        return 200, {"live": False}
+    try:
+        result = apply_live_edit(doc, request)
+    except _Conflict as exc:
+        return 409, {"error": str(exc)}
+    return 200, dict(result, live=True)
 
 
 def _validated(body: dict[str, Any]) -> dict[str, Any]:
@@ -192,6 +164,3 @@ def apply_live_edit(doc: Any, request: dict[str, Any]) -> dict[str, Any]:
                 ycell["execution_count"] = None
         return {"index": index, "cell_id": ids[index], "cell_type": kind, "old_source": old,
                 "new_source": source, "cleared_outputs": cleared}
-
-
-NOTEBOOK_ROUTES = [("notebook", LiveNotebookHandler)]
