@@ -1,16 +1,14 @@
 """The server side of the notebook tools' live edits: ``<base_url>/agenttools/notebook``
 (the handler is ``handlers.NotebookHandler``; this module is what it does).
 
-=========  ==========================================================================================
-GET        ``?path=<absolute path>`` → ``{"live": true, "notebook": {...}}`` when the notebook is open
-           in a collaborative (jupyter-collaboration) room, else ``{"live": false}``
-POST       ``{"path", "edit_mode", "cell_id", "new_source", "cell_type", "expect_source"}`` → applies
-           the edit to the live shared document (JupyterLab shows it at once and saves it) and
-           answers ``{"live": true, "index", "cell_id", "cell_type", "old_source", "new_source",
-           "cleared_outputs"}``; ``{"live": false}`` when the notebook is not open; 409 when the
-           cell's source is not ``expect_source`` any more (the user changed it since the agent read
-           it) or the cell is gone
-=========  ==========================================================================================
+- GET ``?path=<absolute path>`` → ``{"live": true, "notebook": {...}}`` when the notebook is
+  open in a collaborative (jupyter-collaboration) room, else ``{"live": false}``;
+- POST ``{"path", "edit_mode", "cell_id", "new_source", "cell_type", "expect_source"}`` →
+  applies the edit to the live shared document (JupyterLab shows it at once and saves it) and
+  answers ``{"live": true, "index", "cell_id", "cell_type", "old_source", "new_source",
+  "cleared_outputs"}``; ``{"live": false}`` when the notebook is not open; 409 when the cell's
+  source is not ``expect_source`` any more (the user changed it since the agent read it) or the
+  cell is gone.
 
 Paths are absolute and must lie inside the server's ``root_dir`` (400 otherwise). Both verbs
 are ``@web.authenticated`` and ``@authorized``, with the bounded, strict bodies of every

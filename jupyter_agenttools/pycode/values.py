@@ -24,7 +24,7 @@ import sys
 import types
 from typing import Any, Mapping
 
-from .kinds import TRUSTED, UNKNOWN, Kind
+from .kinds import UNKNOWN, Kind
 from .tables import FUNCTIONS, LIBRARY_MODULES
 
 __all__ = ["describe", "canonical_name", "NamespaceNames", "BuiltinNames", "safe_repr",

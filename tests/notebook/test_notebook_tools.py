@@ -91,7 +91,7 @@ def test_read_renders_cells_outputs_and_images(setup):
     assert f'<cell id="{ids[0]}" index="0" type="code" execution_count="3">' in text
     assert "print('hi')" in text and "hi\n" in text and ">\n2\n<" in text
     assert "ValueError: bad" in text and "\x1b[" not in text  # ANSI colours removed
-    assert '<cell id="%s" index="1" type="markdown">\n# Title' % ids[1] in text
+    assert f'<cell id="{ids[1]}" index="1" type="markdown">\n# Title' in text
     images = [b for b in result.content if b["type"] == "image"]
     assert len(images) == 1 and images[0]["mime_type"] == "image/png"
     assert result.metadata["cells"] == 3 and result.metadata["live"] is False

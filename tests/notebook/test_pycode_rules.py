@@ -10,8 +10,7 @@ from nb_namespace import make_namespace
 from jupyter_agenttools.builtin.notebook import NotebookHost, RunCode
 from jupyter_agenttools.permission.check import check
 from jupyter_agenttools.permission.types import PermissionRule
-from jupyter_agenttools.pycode import NamespaceNames, allow_rule_matches, analyze, \
-    deny_rule_matches
+from jupyter_agenttools.pycode import NamespaceNames, allow_rule_matches, analyze, deny_rule_matches
 
 
 @pytest.fixture(scope="module")

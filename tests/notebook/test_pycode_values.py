@@ -17,8 +17,14 @@ import pandas as pd
 import pytest
 from nb_namespace import FakeFrame, Model, Sneaky, fake_numpy, object_array, spoofed_function
 
-from jupyter_agenttools.pycode import BuiltinNames, NamespaceNames, analyze, canonical_name, \
-    describe, safe_repr
+from jupyter_agenttools.pycode import (
+    BuiltinNames,
+    NamespaceNames,
+    analyze,
+    canonical_name,
+    describe,
+    safe_repr,
+)
 
 DEEP = [
     1, 2.5, True, None, "text", b"bytes", (1, "a"), [1, [2, 3]], {"a": [1]}, {1, 2},

@@ -3,7 +3,6 @@ blocks), from the live document open in JupyterLab when there is one, else from 
 
 from __future__ import annotations
 
-
 from ...errors import ToolExecutionError
 from ...tools.base import Tool, ToolChunk, text_block
 from .common import NotebookPathMixin
