@@ -29,8 +29,9 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │                                     backend (the engine asks instead of guessing)
     ├── UsageError                        misuse of a magic / CLI (IPython: no traceback)
     │   └── ModeUnavailable               a mode the managed settings do not allow
-    └── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
-                                          too deep, lone surrogates; names line and key path)
+    ├── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
+    │                                     too deep, lone surrogates; names line and key path)
+    └── RunInterrupted                    a person interrupted a waiting run (one line, no trace)
 
 Outside the tree, ``ToolCallStopped`` (a BaseException, so that a tool's ``except Exception``
 does not swallow it) is raised inside the worker thread of a synchronous tool call that is
@@ -68,6 +69,7 @@ __all__ = [
     "ModeUnavailable",
     "PathFactsMissing",
     "JSONInputError",
+    "RunInterrupted",
     "ToolCallStopped",
 ]
 
@@ -191,6 +193,19 @@ class AnswerError(DeveloperOrientedException, ValueError):
 
 class UsageError(AgentToolsError, ValueError):
     """Misuse of a magic or of the CLI; shown to the person without a traceback."""
+
+
+class RunInterrupted(AgentToolsError):
+    """A person interrupted a cell that waited for a run (Kernel ▸ Interrupt): the run was
+    cancelled and its tool processes stopped. IPython shows the one line of
+    ``_render_traceback_`` instead of a traceback; the cell still ends in an error, so Run All
+    stops there."""
+
+    def __init__(self, message: str = "the agent run was cancelled"):
+        super().__init__(message)
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"Interrupted: {self}"]
 
 
 class ModeUnavailable(UsageError):

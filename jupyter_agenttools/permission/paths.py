@@ -247,6 +247,29 @@ def _literal_dir(path: str, context: "PermissionContext") -> str:
         return _lexical(path)
 
 
+def pattern_prefix_words(pattern: str, context: "PermissionContext") -> list[str]:
+    """The literal leading directories of a rule pattern, as path words (``~`` kept), for the
+    facts a remote backend must send before a decision (:func:`_literal_dir` resolves them)."""
+    text = pattern.rstrip("/") or "/"
+    root = (context.project_root or context.cwd).rstrip("/")
+    if text.startswith("//"):
+        words = ["/" + text.lstrip("/")]
+    elif text.startswith("~"):
+        words = [text]
+    elif text.startswith("/"):
+        words = [text, root + text]
+    elif "/" in text:
+        words = [root + "/" + (text[2:] if text.startswith("./") else text)]
+    else:
+        return [root]
+    out = []
+    for word in words:
+        segs = word.split("/")
+        k = next((i for i, seg in enumerate(segs) if _GLOB.search(seg)), len(segs))
+        out.append("/".join(segs[:k]) or "/")
+    return out
+
+
 @lru_cache(maxsize=1024)
 def _compiled(glob: str, broad: bool) -> re.Pattern[str]:
     body = glob_to_regex(glob)
@@ -577,20 +600,22 @@ def safe_cli_path(path: object) -> str:
     return "./" + text if text.startswith("-") else text
 
 
-def glob_reach(pattern: object, path: object, context: "PermissionContext") -> str:
-    """The directory a Glob ``pattern`` searched from ``path`` can reach (``../../*`` or an
-    absolute pattern leave ``path``): the Glob tool checks this with :func:`check_read`.
-    Raises ValueError for an unusable pattern or path."""
+def glob_reach_word(pattern: object, path: object) -> str:
+    """The folder a Glob ``pattern`` searched from ``path`` (None or "": the cwd, ".") can
+    reach, as a path word (``../../*`` or an absolute pattern leave ``path``): resolved later,
+    on the backend's facts. Raises ValueError for an unusable pattern or path."""
     pattern = _check_text(pattern, "pattern")
-    base = context.cwd if path is None or path == "" else path
+    base = "." if path is None or path == "" else _check_text(path)
     segs = pattern.split("/")
     first_glob = next((i for i, s in enumerate(segs) if _GLOB.search(s)), len(segs) - 1)
     last_up = max((i for i, s in enumerate(segs) if s == ".."), default=-1)
     cut = max(first_glob, last_up + 1)
     head = "/".join(segs[:cut])
     if pattern.startswith("/"):
-        target = head or "/"
-    else:
-        base = _check_text(base)
-        target = base.rstrip("/") + "/" + head if head else base
-    return resolve_path(target, context).physical
+        return head or "/"
+    return base.rstrip("/") + "/" + head if head else base
+
+
+def glob_reach(pattern: object, path: object, context: "PermissionContext") -> str:
+    """:func:`glob_reach_word` resolved on the context's facts (the Glob tool checks it)."""
+    return resolve_path(glob_reach_word(pattern, path), context).physical
