@@ -377,7 +377,7 @@ def _spec(text: str) -> str | None:
 
 def suggest_path_rules(tool_name: str, path: object,
                        context: "PermissionContext") -> list[PermissionRule]:
-    """One allow rule for the containing directory (``Read(/abs/dir/**)``, or ``Edit(src/**)``
+    """One allow rule for the containing directory (``Read(//abs/dir/**)``, or ``Edit(src/**)``
     relative to the project root), the exact file when that directory would be too broad.
     Never ``**``, ``/**``, ``~/**``, ``/``, the home directory; nothing for sensitive paths."""
     if path in (None, "") and tool_name not in _READ_TOOLS:

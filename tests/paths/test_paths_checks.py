@@ -168,7 +168,7 @@ def rule(text, behavior="allow"):
     ("Read(src/**)", "src/../../outside/x", False, False),
     ("Read(src/**)", "out/d/x", False, False),
     ("Read(/{t}/outside/**)", "out/d/x", True, True),  # //abs
-    ("Read({t}/outside/**)", "out/d/x", False, True),    # /x is the project's (deny: both)    # the symlink resolves into it
+    ("Read({t}/outside/**)", "out/d/x", False, True),    # /x is the project's (deny: both)
     # the pattern is canonicalised like the path: out/ resolves to outside/ for both
     ("Read(out/**)", "out/d/x", True, True),
     ("Read(out/**)", "{t}/outside/d/x", True, True),
