@@ -34,7 +34,7 @@ from ..errors import (
 )
 from ..gates.arguments import parse_arguments
 from ..gates.availability import check_available
-from ..gates.permission import check_permission, needs_answer
+from ..gates.permission import check_permission, decision_context, needs_answer
 from ..permission.audit import audit_call
 from ..permission.types import PermissionBehavior
 from ..tools.base import ToolChunk, ToolResponse, ToolResultState
@@ -289,9 +289,10 @@ class Agent:
             if call.input is None:
                 call.input = parse_arguments(tool, call.raw)  # gate 2
             if call.state != CallState.ALLOWED or call.recheck:  # gate 3
+                context = await decision_context(self.engine, tool, call.input)
                 with audit_call(call.id):  # the decision's audit record names the call
                     decision = check_permission(self.engine, tool, call.input,
-                                                middlewares=self.middlewares)
+                                                middlewares=self.middlewares, context=context)
                 call.decision = decision
                 run.emit(ev.PermissionDecided(call_id=call.id, name=call.name,
                                               input=call.input, decision=decision))

@@ -224,6 +224,10 @@ def validate_tool_definition(tool: Any) -> None:
                  "is_read_only", "is_concurrency_safe"):
         if not callable(getattr(tool, attr, None)):
             raise ToolDefinitionError(f"tool {name!r}: missing method {attr}()")
+    if type(tool).__module__.startswith("jupyter_agenttools.builtin."):
+        # The built-in tools' schemas are checked by their tests; importing jsonschema here
+        # would cost %load_ext about a second (rfc3987-syntax builds a grammar on import).
+        return
     try:
         from jsonschema.validators import validator_for
 
