@@ -66,8 +66,8 @@ _SINCE_SLACK = timedelta(minutes=5)
 _PLAIN_KEYS = frozenset({"time", "kind", "user", "agent", "session", "call_id", "tool", "mode",
                          "step", "behavior", "bypass_immune", "state", "exit_code", "duration_s",
                          "answer", "rule_source", "redacted", "truncated", "timed_out"})
-_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("agenttools_audit_call",
-                                                                      default=None)
+_CALL: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "agenttools_audit_call", default=None)
 
 
 def utc_now() -> str:
@@ -104,14 +104,15 @@ def current_user() -> str:
 
 
 @contextlib.contextmanager
-def audit_call(call_id: str | None) -> Iterator[None]:
-    """Records written inside carry ``call_id`` (the agent loop wraps its permission check in
-    it, so a decision and the call's outcome can be matched)."""
-    token = _CALL_ID.set(call_id)
+def audit_call(call_id: str | None, **fields: Any) -> Iterator[None]:
+    """Records written inside carry ``call_id`` and ``fields`` (the agent loop wraps its
+    permission check in it, so a decision and the call's outcome can be matched; a hook adds
+    the agent's own tool name)."""
+    token = _CALL.set({"call_id": call_id, **fields})
     try:
         yield
     finally:
-        _CALL_ID.reset(token)
+        _CALL.reset(token)
 
 
 def _kind_of(mode: int) -> str:
@@ -201,12 +202,11 @@ class AuditLog:
             line["user"] = self.user or current_user()
         if line.get("agent") is None and self.agent is not None:
             line["agent"] = self.agent
+        for key, value in (_CALL.get() or {}).items():
+            if line.get(key) is None and value is not None:
+                line[key] = value
         if line.get("call_id") is None:
-            call_id = _CALL_ID.get()
-            if call_id is None:
-                line.pop("call_id", None)
-            else:
-                line["call_id"] = call_id
+            line.pop("call_id", None)
         fired: list[str] = []
         # A string longer than a whole line is cut before redaction (which is slow on
         # megabytes); the line cap then cuts it again by more than REDACTION_MARGIN, so a
@@ -430,8 +430,8 @@ class AuditLog:
         file: a read stops as soon as it has ``offset + limit`` matches, so a bounded read of
         a huge log is cheap. ``newest_first=False`` gives the same entries oldest first.
         ``outcome`` keeps the outcome records in that state (``success``, ``error``,
-        ``interrupted``, ``denied``); ``skipped`` counts the corrupt lines met (a line that cannot match the
-        filters is not parsed, so not counted)."""
+        ``interrupted``, ``denied``); ``skipped`` counts the corrupt lines met (a line that
+        cannot match the filters is not parsed, so not counted)."""
         if limit is not None and limit < 0:
             raise ValueError(f"expected a limit of 0 or more, got {limit}")
         if offset < 0:
