@@ -34,6 +34,10 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │                                     too deep, lone surrogates; names line and key path)
     └── RunInterrupted                    a person interrupted a waiting run (one line, no trace)
 
+Outside the tree, ``ToolCallStopped`` (a BaseException, so that a tool's ``except Exception``
+does not swallow it) is raised inside the worker thread of a synchronous tool call that is
+cancelled or overran its time limit (``tools/worker.py``).
+
 ``UsageError`` is our own class so the core stays free of IPython; the Jupyter layer re-raises it
 as ``IPython.core.error.UsageError``. Messages follow "expected X, got Y" where that fits.
 """
@@ -68,6 +72,7 @@ __all__ = [
     "PathFactsMissing",
     "JSONInputError",
     "RunInterrupted",
+    "ToolCallStopped",
 ]
 
 
@@ -235,3 +240,8 @@ class JSONInputError(AgentToolsError, ValueError):
         self.key = key
         where = f"line {line}: " if line is not None else ""
         super().__init__(f"{where}{problem}")
+
+
+class ToolCallStopped(BaseException):
+    """Raised in a synchronous tool's worker thread to stop a cancelled or overrunning call.
+    A BaseException, like KeyboardInterrupt: ``except Exception`` in a tool lets it through."""

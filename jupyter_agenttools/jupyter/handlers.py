@@ -12,6 +12,7 @@ audit        GET         ``?limit=&offset=&tool=&behavior=&kind=&outcome=&user=&
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
                          (a what-if: never written to the audit log)
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
+notebook     GET, POST   the notebook tools' live document (see ``notebook_live.py``)
 ===========  ==========  =================================================================
 
 Every verb is ``@web.authenticated`` and ``@authorized`` on the resource ``agenttools``.
@@ -50,6 +51,7 @@ from ..errors import (
     ToolNotFound,
 )
 from ..strict_json import loads as strict_loads
+from .notebook_live import live_edit, live_read
 
 __all__ = ["AUTH_RESOURCE", "ROUTES"]
 
@@ -457,6 +459,21 @@ class ValidateHandler(AgentToolsHandler):
                     "known_tool": tool is not None})
 
 
+class NotebookHandler(AgentToolsHandler):
+    """The notebook tools' edits of a notebook open in JupyterLab (``notebook_live.py``)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await live_read(self.settings, self.get_query_argument("path", "")))
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        status, payload = await live_edit(self.settings, self.body())
+        self.reply(payload, status)
+
+
 ROUTES = [
     ("settings", SettingsHandler),
     ("rules", RulesHandler),
@@ -464,4 +481,5 @@ ROUTES = [
     ("audit", AuditHandler),
     ("check", CheckHandler),
     ("validate", ValidateHandler),
+    ("notebook", NotebookHandler),
 ]
