@@ -61,7 +61,8 @@ def test_a_cut_append_never_swallows_the_next_record(tmp_path):
             cut = f.read(1) != b"\n"
         cuts += cut
         log.record(kind="marker", input=f"after-{n}")
-        markers = [e["input"] for e in log.read(kind="marker")]
+        # an unfiltered read parses every line, so `skipped` counts the cut one
+        markers = [e["input"] for e in log.read() if e.get("kind") == "marker"]
         if markers != [f"after-{n}", f"before-{n}"]:
             lost += 1
         assert log.skipped == int(cut), f"kill {n}: one cut record expected, {log.skipped} skipped"
