@@ -121,6 +121,23 @@ def _default_user_dir() -> str | None:
         return None
 
 
+def _location_words(context: "PermissionContext") -> list[tuple[str, str]]:
+    user = os.environ.get("AGENTTOOLS_USER_DIR") or _default_user_dir()
+    managed = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS") or "/etc/agenttools/managed-" \
+                                                               "settings.json"
+    out = [(user, "the agent's user settings: an agent must not change its own permissions"),
+           (managed, "the agent's managed settings")]
+    if context.project_root:
+        out.append((context.project_root.rstrip("/") + "/.agenttools",
+                    "the project's agent settings and audit log (.agenttools)"))
+    return [(path, what) for path, what in out if path]
+
+
+def location_words(context: "PermissionContext") -> list[str]:
+    """The settings locations the protected tier resolves (for a remote backend's facts)."""
+    return [path for path, _ in _location_words(context)]
+
+
 def _settings_locations(context: "PermissionContext") -> list[tuple[str, str]]:
     """The agent's settings and audit as this decision sees them, resolved on its facts."""
     facts = facts_for(context)
@@ -128,19 +145,8 @@ def _settings_locations(context: "PermissionContext") -> list[tuple[str, str]]:
     key = context.project_root
     if key in cache:
         return cache[key]
-    found: list[tuple[str, str]] = []
+    found = [(facts.physical_dir(path), what) for path, what in _location_words(context)]
     cache[key] = found
-    user = os.environ.get("AGENTTOOLS_USER_DIR") or _default_user_dir()
-    managed = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS") or "/etc/agenttools/managed-" \
-                                                               "settings.json"
-    for path, what in ((user, "the agent's user settings: an agent must not change its own "
-                              "permissions"),
-                       (managed, "the agent's managed settings")):
-        if path:
-            found.append((facts.physical_dir(path), what))
-    if context.project_root:
-        found.append((facts.physical_dir(context.project_root.rstrip("/") + "/.agenttools"),
-                      "the project's agent settings and audit log (.agenttools)"))
     return found
 
 
