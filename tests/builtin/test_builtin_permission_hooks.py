@@ -10,7 +10,7 @@ from jupyter_agenttools.builtin import Bash, Edit, Glob, Grep, Read, Write, defa
 from jupyter_agenttools.permission import paths
 from jupyter_agenttools.permission.types import (PermissionBehavior, PermissionContext,
                                                  PermissionRule)
-from jupyter_agenttools.shell import policy
+from jupyter_agenttools.builtin.bash import policy
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jupyter_agenttools.permission.types import PermissionContext, PermissionRule
-from jupyter_agenttools.shell.policy import (
+from jupyter_agenttools.builtin.bash.policy import (
     bash_match_allow_rules,
     bash_match_rule,
     bash_suggest_rules,
