@@ -20,7 +20,8 @@ import re
 from .effects import ARGV, READ, SOURCE, STDIN, WRITE, Effects
 from .environment import harmless_assignment
 from .fastpath import plain_commands
-from .programs import POSIX_SHELLS, classify, known_programs, program_name
+from .programs import classify, known_programs, program_name
+from .programs.base import maybe_reads
 from .syntax import IN_INNER, Command, Syntax, parse_commands
 from .words import DYNAMIC, LITERAL, Word
 
@@ -52,6 +53,11 @@ _NAMES = {
 # output redirections that write no file
 OK_OUTPUTS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 _PRINTERS = frozenset({"echo", "printf"})
+# programs whose arguments are text, not files (no possible reads for them)
+_STRING_ARGUMENTS = frozenset({
+    "echo", "printf", "git", "grep", "egrep", "fgrep", "rg", "test", "[", "expr", "basename",
+    "dirname", "which", "type", "command", "ssh", "sshpass", "gh", "export", "declare",
+    "local", "readonly", "typeset", "unset", "alias", "true", "false", ":"})
 
 
 class ShellAnalysis:
@@ -235,6 +241,11 @@ def _effects(cmd: Command) -> Effects:
             e.add(READ, target)
             if target.kind == DYNAMIC:
                 e.no("reads input from a file named at run time")
+    if not e.read_only and argv and argv[0].value not in _STRING_ARGUMENTS:
+        # a key handed to a program that changes things (`python x.py --key ~/.ssh/id_rsa`,
+        # a path inside an awk or interpreter program): possible reads the permission layer
+        # checks for keys and credentials
+        maybe_reads(argv, e)
     variables: list[str] = []
     for w in argv:
         if w.vars:

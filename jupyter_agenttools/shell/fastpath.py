@@ -26,7 +26,7 @@ _SPLIT = re.compile(r"(\|\||&&|\||;)")
 _TOKEN = re.compile(
     r"(?P<blank>[ \t]+)"
     r"|(?P<op>\|\||&&|[|;])"
-    r"|(?P<redirect>[0-9]*(?:>>|>&|>\||<&|<>|>|<)|&>>|&>)"
+    r"|(?P<redirect>[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>)"
     r"|(?P<plain>[A-Za-z0-9_./=,:+@%^~*?-]+)"
     r"|(?P<single>'[^'\n]*')"
     r"|(?P<double>\"[^\"$`\\\n!]*\")"
@@ -132,6 +132,8 @@ def _tokenize(text: str) -> Syntax | None:
                     not raw.startswith(("~-", "~+")))
         if raw.startswith(("~-", "~+")):
             return False  # $OLDPWD / $PWD: decided at run time
+        if redirect_op in (">&", "<&") and raw.startswith("-"):
+            return False  # `>&-` closes a descriptor: the parser reads it as one operator
         if redirect_op is not None:
             current.redirects.append(Redirect(redirect_op, word, redirect_fd))
             redirect_op = redirect_fd = None
@@ -201,6 +203,10 @@ def _build(out: Syntax, groups: list[tuple[_Pending, str]]) -> Syntax | None:
         words = pending.words
         if not words and not pending.redirects:
             return None  # an empty statement: `ls;;`, `| x`, `ls |`
+        if pending.redirects and previous in ("&&", "||", "|"):
+            # tree-sitter-bash applies `a && b >x` to the whole chain (bash: to b alone);
+            # the parser's (wider) reading is the reference
+            return None
         assignments: list[tuple[str, Word]] = []
         i = 0
         while i < len(words) and _ASSIGN.match(words[i].text):

@@ -260,7 +260,7 @@ def _reparse_dash_heredocs(text: str, nesting: int, via: int | None, depth: int)
 
 class _Walker:
     __slots__ = ("source", "data", "out", "pending", "hidden", "nesting", "via", "depth",
-                 "lead_pipe")
+                 "lead_pipe", "trailing")
 
     def __init__(self, source: Source, nesting: int, via: int | None, depth: int) -> None:
         self.source = source
@@ -272,6 +272,9 @@ class _Walker:
         self.via = via
         self.depth = depth
         self.lead_pipe: tuple[int, int] | None = None
+        # words tree-sitter attaches to a redirection that bash gives to the command
+        # (`sort >/dev/null -o ~/.bashrc f`): keyed by the id of the command node
+        self.trailing: dict[int, list] = {}
 
     def text(self, node) -> str:
         return self.source.slice(node.start_byte, node.end_byte)
@@ -418,9 +421,11 @@ class _Walker:
         own: list[Redirect] = []
         body = None
         nested: list = []
+        trailing: list = []
         for child in node.children:
             if child.type in _REDIRECT_KINDS:
-                own.extend(self._redirect(child, nested, nest, parent, pipe))
+                own.extend(self._redirect(child, nested, nest, parent, pipe,
+                                          trailing=trailing))
             elif child.is_named and body is None and child.type != "comment":
                 body = child
             elif child.is_named:
@@ -428,6 +433,11 @@ class _Walker:
         idx = len(self.out.commands)  # substitutions in redirect targets belong to the body
         if self.lead_pipe is not None:  # `cat <<EOF | sh`: the pipeline nests in the heredoc
             pipe, self.lead_pipe = self.lead_pipe, None
+        if trailing:
+            if body is not None and body.type == "command":
+                self.trailing.setdefault(body.id, []).extend(trailing)
+            else:
+                self.out.fail("words after a redirection of a group or a redirection alone")
         if body is not None:
             self._push_nested(nested, nest, idx, stack)
             stack.append((body, nest, parent, redirs + tuple(own), pipe))
@@ -454,11 +464,19 @@ class _Walker:
             elif kind == "variable_assignment":
                 cmd.assignments.append(self._assign(child, nested))
             elif kind in _REDIRECT_KINDS:
-                cmd.redirects.extend(self._redirect(child, nested, nest, parent, pipe, idx))
+                extra: list = []
+                cmd.redirects.extend(self._redirect(child, nested, nest, parent, pipe, idx,
+                                                    trailing=extra))
+                for word in extra:
+                    cmd.argv.append(self._word(word, nested))
             elif child.is_named and kind != "comment":
                 cmd.argv.append(self._word(child, nested))
             elif kind == "$":
                 out.reason('locale-translated string $"…"')
+            elif kind in ("==", "=~", "!="):
+                cmd.argv.append(Word(kind, kind))  # bash passes them as words
+        for extra in self.trailing.pop(node.id, ()):
+            cmd.argv.append(self._word(extra, nested))
         self._push_nested(nested, nest, idx, stack)
 
     def _single_test(self, node, nest, parent, redirs, pipe, stack) -> None:
@@ -531,8 +549,8 @@ class _Walker:
         return name, value
 
     def _redirect(self, node, nested: list, nest: int = 0, parent: int | None = None,
-                  pipe: tuple[int, int] | None = None, owner: int | None = None
-                  ) -> list[Redirect]:
+                  pipe: tuple[int, int] | None = None, owner: int | None = None,
+                  trailing: list | None = None) -> list[Redirect]:
         kind = node.type
         if kind == "heredoc_redirect":
             return self._heredoc(node, nested, nest, parent, pipe, owner)
@@ -548,8 +566,10 @@ class _Walker:
                 fd = self.text(child)
             elif target is None:
                 target = self._word(child, nested)
-            else:  # extra words after the target, e.g. `> a b` is not valid here anyway
-                nested.append(child)
+            elif trailing is not None:
+                trailing.append(child)  # `> f -o x`: bash gives `-o x` to the command
+            else:
+                self.out.fail("words after a redirection that belong to no command")
         if kind == "herestring_redirect":
             op = "<<<"
         return [Redirect(op or ">", target, fd)]

@@ -141,12 +141,24 @@ def curl(argv: list[Word]) -> Effects:
                     e.add(READ, literal(path))
         elif name == "--url":
             urls.append(value)
+    _file_urls(urls, e)
     if remote_name:
         for url in urls:
             base = url.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
             if base:
                 e.add(WRITE, literal(base))
     return e
+
+
+def _file_urls(urls: list[str], e: Effects) -> None:
+    """``file:///etc/passwd`` is a local read."""
+    for url in urls:
+        if url.lower().startswith("file://"):
+            path = url[7:]
+            if path.startswith("localhost/"):
+                path = path[9:]
+            if path:
+                e.add(READ, literal(path))
 
 
 def wget(argv: list[Word]) -> Effects:
@@ -170,6 +182,7 @@ def wget(argv: list[Word]) -> Effects:
             e.add(WRITE, word)
             if name in ("-O", "--output-document", "-P", "--directory-prefix"):
                 saved = True
+    _file_urls(urls, e)
     if not saved:
         for url in urls:
             base = url.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0] or "index.html"

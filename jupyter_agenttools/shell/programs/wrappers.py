@@ -329,9 +329,9 @@ class Wrapper:
 
 def _w(letters: str = "", letter_values: str = "", flags: str = "", values: str = "",
        optional: str = "", special: dict[str, Option] | None = None,
-       complete: bool = True, same: str = "") -> Table:
+       complete: bool = True, same: str = "", numbers: bool = False) -> Table:
     return options(letters, letter_values, flags, values, optional, same, special,
-                   permute=False, complete=complete)
+                   permute=False, complete=complete, numbers=numbers)
 
 
 _SOURCE = Option(REQUIRED, "", "", "source")
@@ -345,7 +345,7 @@ WRAPPERS: dict[str, Wrapper] = {
         special={"-o|--output": Option(REQUIRED, "writes", "writes the timing to a file")}),
         transparent=True),
     "nice": Wrapper("runs a command at another priority", _w(
-        "", "n", _RUN_HELP, "adjustment"), transparent=True),
+        "", "n", _RUN_HELP, "adjustment", numbers=True), transparent=True),
     "nohup": Wrapper("runs a command immune to hangups", _w("", "", _RUN_HELP),
                      transparent=True),
     "timeout": Wrapper("runs a command with a time limit", _w(
@@ -355,7 +355,8 @@ WRAPPERS: dict[str, Wrapper] = {
         "", "ioe", _RUN_HELP, "input output error"), transparent=True),
     "command": Wrapper("runs a command bypassing functions", _w("p"), transparent=True),
     "builtin": Wrapper("runs a shell builtin", _NONE, transparent=True),
-    "exec": Wrapper("replaces the shell with a command", _w("cl", "a"), transparent=True),
+    "exec": Wrapper("replaces the shell with a command", _w(
+        "cl", "", special={"-a": Option(REQUIRED, "", "", "argv0")}), transparent=True),
     "sudo": Wrapper("runs a command as another user", _w(
         "AbEHiKklnPSsVvB", "CDghpRrtTUu",
         "askpass background bell login remove-timestamp reset-timestamp list "
@@ -594,7 +595,11 @@ def wrapper(argv: list[Word]) -> Effects:
         else:
             e.no(f"{name} without a command")
             return e
-    e.runs.append(Run(ARGV, name, argv=operands, transparent=spec.transparent))
+    # `exec -a NAME` changes argv[0], which multi-call programs (busybox) dispatch on
+    transparent = spec.transparent and not any(f.option.tag == "argv0" for f in s.found)
+    e.runs.append(Run(ARGV, name, argv=operands, transparent=transparent))
+    if not transparent and spec.transparent:
+        e.no(f"{name} -a changes the name the program sees")
     if name == "xargs":
         inner = operands[0].value
         if inner not in SAFE_WITH_ANY_ARGUMENTS:
