@@ -265,6 +265,8 @@ def _declaration_printer(argv: list[Word]) -> str:
 def _expand(out: ShellAnalysis) -> None:
     """Follow what every command runs: inner argvs, shell source, a shell's stdin."""
     records = out.records
+    if not any(c.effects is not None and c.effects.runs for c in records):
+        return
     pipelines = _pipeline_index(records)
     programs = known_programs()
     i = 0
@@ -295,16 +297,16 @@ def _expand(out: ShellAnalysis) -> None:
                                        (program_name(first) or "") in programs)))
                         inner.suffix = True
             elif run.how == SOURCE and run.source is not None:
-                if not _add_source(out, cmd, run.source, pipeline_offset, pipelines):
+                added = _add_source(out, cmd, run.source, pipeline_offset, pipelines)
+                if added < 0:
                     return
-                pipeline_offset = 1 + max((c.pipeline[0] for c in records if c.pipeline),
-                                          default=0)
+                pipeline_offset += added
             elif run.how == STDIN:
                 for text in _stdin_sources(cmd, records, pipelines):
-                    if not _add_source(out, cmd, text, pipeline_offset, pipelines):
+                    added = _add_source(out, cmd, text, pipeline_offset, pipelines)
+                    if added < 0:
                         return
-                    pipeline_offset = 1 + max((c.pipeline[0] for c in records if c.pipeline),
-                                              default=0)
+                    pipeline_offset += added
         if len(records) > MAX_COMMANDS:
             _too_complex(out, f"more than {MAX_COMMANDS:,} commands")
             return
@@ -322,16 +324,18 @@ def _add_inner(out: ShellAnalysis, cmd: Command, argv: list[Word],
 
 
 def _add_source(out: ShellAnalysis, cmd: Command, text: str, pipeline_offset: int,
-                pipelines: dict[tuple[int, int], Command]) -> bool:
+                pipelines: dict[tuple[int, int], Command]) -> int:
+    """Analyse shell source run by ``cmd``; the number of pipeline ids it used (-1 when a
+    budget ran out)."""
     if cmd.depth >= MAX_DEPTH:
         _too_complex(out, "shell code running shell code nested too deeply")
-        return False
+        return -1
     out._budget_chars -= len(text)
     if out._budget_chars < 0:
         _too_complex(out, "too much shell code inside strings")
-        return False
+        return -1
     if not text.strip():
-        return True
+        return 0
     syntax = plain_commands(text)
     if syntax is None:
         syntax = parse_commands(text)
@@ -345,7 +349,7 @@ def _add_source(out: ShellAnalysis, cmd: Command, text: str, pipeline_offset: in
             cmd.children.append(c.index)
         if c.pipeline is not None:
             pipelines[c.pipeline] = c
-    return True
+    return syntax.pipelines
 
 
 def _pipeline_index(records: list[Command]) -> dict[tuple[int, int], Command]:

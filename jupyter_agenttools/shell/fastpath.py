@@ -37,7 +37,7 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for"
                        "!", "[[", "]]", "time"})
 _GLOB_CHARS = frozenset("*?")
 # tree-sitter-bash rejects or re-reads these in a command name (`x@y`, `x%y`, `a=1 x:y`)
-_ODD_IN_NAME = frozenset("@%:^")
+_ODD_RE = re.compile(r"[@%:^]")
 
 
 def plain_commands(text: str) -> Syntax | None:
@@ -53,7 +53,7 @@ def _split_words(text: str) -> Syntax | None:
         return None  # `A+=1` appends; tree-sitter rejects `ls ==`
     parts = _SPLIT.split(text)
     source = Source(text)
-    out = Syntax(source)
+    out = Syntax(source, multiline=False)
     commands = out.commands
     pipe_id = -1
     position = 0
@@ -69,12 +69,12 @@ def _split_words(text: str) -> Syntax | None:
             return None  # `ls |`, `; ls`, `ls;`: the parser reports or accepts these
         assignments: list[tuple[str, Word]] = []
         i = 0
-        while i < len(words) and _ASSIGN.match(words[i]):
+        while i < len(words) and "=" in words[i] and _ASSIGN.match(words[i]):
             name, _, value = words[i].partition("=")
             assignments.append((name, Word(value, value, tilde=False)))
             i += 1
         if i < len(words) and (words[i] in _RESERVED or "=" in words[i] or
-                               any(c in words[i] for c in _ODD_IN_NAME)):
+                               _ODD_RE.search(words[i])):
             return None  # tree-sitter reads `--opt=1` in command position as an assignment
         pipe = None
         if separator == "|" or previous == "|":
@@ -109,7 +109,7 @@ class _Pending:
 
 def _tokenize(text: str) -> Syntax | None:
     source = Source(text, char_offsets=True)
-    out = Syntax(source)
+    out = Syntax(source, multiline=False)
     groups: list[tuple[_Pending, str]] = []  # each statement and the separator after it
     current = _Pending()
     redirect_op: str | None = None
@@ -217,8 +217,7 @@ def _build(out: Syntax, groups: list[tuple[_Pending, str]]) -> Syntax | None:
         if argv:
             first = argv[0]
             if first.text in _RESERVED or (not first.quoted and "=" in first.text) or \
-                    first.glob or first.text.startswith("~") or \
-                    any(c in first.text for c in _ODD_IN_NAME):
+                    first.glob or first.text.startswith("~") or _ODD_RE.search(first.text):
                 return None
             kind = "command"
         elif assignments:

@@ -207,7 +207,7 @@ class Syntax:
     __slots__ = ("source", "commands", "heredocs", "reasons", "unanalyzable", "opaque",
                  "background", "multiline", "pipelines")
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, multiline: bool | None = None) -> None:
         self.source = source
         self.commands: list[Command] = []
         self.heredocs: list[Heredoc] = []
@@ -215,7 +215,7 @@ class Syntax:
         self.unanalyzable = False
         self.opaque = False
         self.background = False
-        self.multiline = "\n" in source.text.strip()
+        self.multiline = "\n" in source.text.strip() if multiline is None else multiline
         self.pipelines = 0
 
     def reason(self, text: str) -> None:

@@ -79,7 +79,7 @@ def target_danger(word: Word, plan: Plan, command: Command, what: str) -> Danger
         return (ASK, f"{what} of {value!r} in a directory decided at run time")
     bases = plan.bases(command) or (plan.cwd,)
     for p in paths:
-        for q in {p, os.path.realpath(p)}:
+        for q in {p, plan.realpath(p)}:
             if q == "/" or q == home:
                 return (DENY, f"{what} of {q}: the whole " +
                         ("file system" if q == "/" else "home directory"))

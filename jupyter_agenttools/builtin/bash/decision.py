@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 
-from ...permission.paths import inside_working_dirs
 from ...permission.types import PermissionContext, PermissionDecision, PermissionMode
 from ...shell.effects import DELETE, MODE, READ, WRITE
 from ...shell.programs import CONFIG, program_name
@@ -33,8 +32,8 @@ __all__ = ["check", "read_only", "bash_check_permissions", "bash_is_read_only"]
 _FILE_PROGRAMS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp"})
 
 
-def _inside(path: str, context: PermissionContext) -> bool:
-    return inside_working_dirs(path, context)
+def _inside(plan: Plan, path: str) -> bool:
+    return plan.inside(path)
 
 
 def read_only(plan: Plan) -> tuple[bool, str]:
@@ -66,7 +65,7 @@ def read_only(plan: Plan) -> tuple[bool, str]:
             if paths is None:
                 return False, "git runs in a directory decided at run time"
             for p in paths:
-                if not _inside(p, plan.context):
+                if not _inside(plan, p):
                     return False, f"git runs in {p}, outside the working directories"
     secrets = all_secrets(plan)
     if secrets:
@@ -112,7 +111,7 @@ def _sensitive(plan: Plan) -> tuple[str, bool] | None:
                 continue
             paths = plan.paths(word, c) or []
             for p in paths:
-                for q in {p, _realpath(p)}:
+                for q in {p, plan.realpath(p)}:
                     why = write_reason(q, home)
                     if why:
                         return (f"writes {q}: {why}", True)
@@ -174,7 +173,7 @@ def _accept_edits(plan: Plan) -> str | None:
             if paths is None:
                 return None
             for p in paths:
-                if not _inside(p, plan.context):
+                if not _inside(plan, p):
                     return None
             if access.kind in (WRITE, DELETE, READ):
                 targets += 1

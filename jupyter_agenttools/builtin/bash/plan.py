@@ -11,6 +11,7 @@ expanded only where bash expands them.
 from __future__ import annotations
 
 import os
+import stat
 from functools import lru_cache
 from itertools import combinations
 
@@ -80,7 +81,8 @@ def lexical(word: Word | str, cwd: str, home: str) -> str | None:
 class Plan:
     """What one decision knows about a command (module docstring)."""
 
-    __slots__ = ("analysis", "context", "home", "cwd", "explicit", "_bases", "memo")
+    __slots__ = ("analysis", "context", "home", "cwd", "explicit", "_bases", "memo",
+                 "_real_dirs", "_working")
 
     def __init__(self, analysis: ShellAnalysis, context: PermissionContext,
                  explicit: bool) -> None:
@@ -91,6 +93,67 @@ class Plan:
         self.explicit = explicit  # the caller gave a context (else the cwd is a guess)
         self._bases: dict[int, tuple[str, ...] | None] = {}
         self.memo: dict[str, object] = {}
+        self._real_dirs: dict[str, str] = {}
+        self._working: tuple[str, ...] | None = None
+
+    # --- the file system, asked once per decision ----------------------------------------------
+
+    def realpath(self, path: str) -> str:
+        """``os.path.realpath`` of an absolute, normalised path, component by component with
+        one ``lstat`` each; the resolved prefixes are kept for this decision (the paths of a
+        command share most of them), so the file system is asked once per directory."""
+        cache = self._real_dirs
+        hit = cache.get(path)
+        if hit is not None:
+            return hit
+        # the longest prefix already resolved
+        cut = len(path)
+        prefix = ""
+        while True:
+            cut = path.rfind("/", 0, cut)
+            if cut <= 0:
+                prefix = "/"
+                real = "/"
+                rest = path[1:]
+                break
+            prefix = path[:cut]
+            real = cache.get(prefix)  # type: ignore[assignment]
+            if real is not None:
+                rest = path[cut + 1:]
+                break
+        current = prefix
+        for name in rest.split("/"):
+            if not name:
+                continue
+            current = current.rstrip("/") + "/" + name
+            joined = real.rstrip("/") + "/" + name
+            try:
+                if stat.S_ISLNK(os.lstat(joined).st_mode):
+                    joined = os.path.realpath(joined)
+            except (OSError, ValueError):
+                pass
+            real = joined
+            cache[current] = real
+        cache[path] = real
+        return real
+
+    def working_directories(self) -> tuple[str, ...]:
+        if self._working is None:
+            context = self.context
+            found: dict[str, None] = {}
+            for d in (context.cwd, context.project_root, *context.working_directories):
+                if not d:
+                    continue
+                absolute = os.path.normpath(os.path.expanduser(d))
+                if absolute.startswith("/"):
+                    found.setdefault(self.realpath(absolute), None)
+            self._working = tuple(found)
+        return self._working
+
+    def inside(self, path: str) -> bool:
+        """Is ``path`` (absolute, normalised), symlinks resolved, inside a working directory?"""
+        real = self.realpath(path)
+        return any(below(real, d) for d in self.working_directories())
 
     def bases(self, command: Command) -> tuple[str, ...] | None:
         """Every directory ``command`` may run in, or None when that is unknown."""

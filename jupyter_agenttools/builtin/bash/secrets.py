@@ -119,10 +119,7 @@ def secret_word(word: Word, plan: Plan, command: Command, precise: bool = True,
             return (f"reads the device {p} (raw disk or memory content)", False)
         paths = [p]
         if precise:
-            try:
-                real = os.path.realpath(p)
-            except (OSError, ValueError):
-                real = p
+            real = plan.realpath(p)
             if real != p:
                 paths.append(real)
         for q in paths:
@@ -197,7 +194,7 @@ def _secret_tree(word: Word, plan: Plan, command: Command, hidden: bool) -> Find
         p = lexical(word, cwd, home)
         if p is None or (cwd not in bases and not os.path.lexists(p)):
             continue
-        for q in {p, os.path.realpath(p)}:
+        for q in {p, plan.realpath(p)}:
             for d, secret_dir in home_secret_dirs(home):
                 if below(secret_dir, q):
                     return (f"searches {q}, which contains ~/{d}", True)

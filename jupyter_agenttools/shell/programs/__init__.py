@@ -24,9 +24,10 @@ from .git import CONFIG, git
 from .network import DOWNLOADERS, NETWORK, NETWORK_PROGRAMS, network_program
 from .search import grep, ripgrep
 from .sed import sed
-from .system import SYSTEM, command_query, secret_printer, system_change
+from .system import (PRINTER_NAMES as _PRINTER_NAMES, SYSTEM, SYSTEM_NAMES as _SYSTEM_NAMES,
+                     command_query, secret_printer, system_change)
 from .table import TABLE
-from .wrappers import (INTERPRETERS, POSIX_SHELLS, SHELLS, TRANSPARENT, WRAPPERS,
+from .wrappers import (INTERPRETERS, POSIX_SHELLS, RUNNERS, SHELLS, TRANSPARENT, WRAPPERS,
                        runner_effects)
 
 __all__ = ["classify", "program_name", "known_programs", "SHELLS", "POSIX_SHELLS",
@@ -57,55 +58,69 @@ def program_name(word: Word | None) -> str | None:
     return v
 
 
+_KNOWN = frozenset(TABLE) | frozenset(SYSTEM) | frozenset(_SPECIAL) | frozenset(FILES) | \
+    SHELLS | frozenset(WRAPPERS) | INTERPRETERS | NETWORK | {"env", "eval", ".", "source"}
+
+
 def known_programs() -> frozenset[str]:
     """Every program name the table has an entry for (the table-drift test reads it)."""
-    return frozenset(TABLE) | frozenset(SYSTEM) | frozenset(_SPECIAL) | frozenset(FILES) | \
-        SHELLS | frozenset(WRAPPERS) | INTERPRETERS | NETWORK | {"env", "eval", ".", "source"}
+    return _KNOWN
+
+
+# one dictionary from program name to what decides its effects
+_HANDLERS: dict[str, Callable[[list[Word]], Effects | None]] = {
+    **{name: network_program for name in NETWORK},
+    **NETWORK_PROGRAMS,
+    **FILES,
+    **SYSTEM,
+    **TABLE,
+    **_SPECIAL,
+}
+for _name, _runner in RUNNERS.items():
+    _other = _HANDLERS.get(_name)
+    if _other is not None and _name not in ("command",):
+        # `npm run x` runs a script, `npm ls` is a listing: the runner first, then the table
+        def _both(argv, _runner=_runner, _other=_other):
+            return _runner(argv) or _other(argv)
+        _HANDLERS[_name] = _both
+    else:
+        _HANDLERS[_name] = _runner
 
 
 def classify(argv: list[Word]) -> Effects:
     """The effects of one argv (the program name may be a system path)."""
     if not argv:
         return Effects(True, "no command")
-    name = program_name(argv[0])
-    if name is None:
-        e = Effects(False, "the program is decided at run time")
-        return e
-    if name != argv[0].value:
-        argv = [literal(name)] + argv[1:]
+    first = argv[0]
+    if first.kind != LITERAL:
+        return Effects(False, "the program is decided at run time")
+    name = first.value
     if "/" in name:
-        e = Effects(False, f"{name} is not a system program")
+        name = program_name(first) or name
+        if "/" in name:
+            e = Effects(False, f"{name} is not a system program")
+            _maybe_reads(argv, e)
+            return e
+        argv = [literal(name)] + argv[1:]
+    handler = _HANDLERS.get(name)
+    e = None
+    if handler is not None:
+        if name == "command" and len(argv) > 1 and argv[1].value in ("-v", "-V", "-pv", "-pV"):
+            e = command_query(argv)
+        else:
+            e = handler(argv)
+    elif name.startswith("mkfs"):
+        e = disk_tool(argv)
+    else:
+        e = runner_effects(argv)
+    if e is None:
+        e = Effects(False, f"{name} is not in the read-only table")
         _maybe_reads(argv, e)
-        return e
-    e = _classify(name, argv)
-    if not e.secret:
-        e.secret = secret_printer(argv)
-        if e.secret:
-            e.no(e.secret)
-    if not e.system:
+    if name in _PRINTER_NAMES or name.startswith("docker-credential-"):
+        if not e.secret:
+            e.secret = secret_printer(argv)
+            if e.secret:
+                e.no(e.secret)
+    if name in _SYSTEM_NAMES and not e.system:
         e.system = system_change(argv)
-    return e
-
-
-def _classify(name: str, argv: list[Word]) -> Effects:
-    if name == "command" and len(argv) > 1 and argv[1].value in ("-v", "-V", "-pv", "-pV"):
-        return command_query(argv)
-    runner = runner_effects(argv)
-    if runner is not None:
-        return runner
-    program = TABLE.get(name)
-    if program is not None:
-        return program(argv)
-    special = _SPECIAL.get(name) or SYSTEM.get(name) or FILES.get(name)
-    if special is not None:
-        return special(argv)
-    if name.startswith("mkfs"):
-        return disk_tool(argv)
-    network = NETWORK_PROGRAMS.get(name)
-    if network is not None:
-        return network(argv)
-    if name in NETWORK:
-        return network_program(argv)
-    e = Effects(False, f"{name} is not in the read-only table")
-    _maybe_reads(argv, e)
     return e

@@ -394,6 +394,7 @@ _SECRET_COMMANDS: list[tuple[tuple[str, ...], str]] = [
 _PRINTERS = frozenset(first for words, _ in _SECRET_COMMANDS for first in words[:1]) | {
     "env", "printenv", "export", "declare", "typeset", "set", "compgen", "gh", "git",
     "kubectl", "pass"}
+PRINTER_NAMES = _PRINTERS
 
 
 def secret_printer(argv: list[Word]) -> str:
@@ -439,6 +440,7 @@ def secret_printer(argv: list[Word]) -> str:
 
 
 _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
+SYSTEM_NAMES = _POWER | {"init", "telinit", "systemctl", "kill", "pkill", "killall", "crontab"}
 
 
 def system_change(argv: list[Word]) -> str:

@@ -634,34 +634,44 @@ def run_subcommand(argv: list[Word]) -> Effects | None:
     return None
 
 
-def runner_effects(argv: list[Word]) -> Effects | None:
-    """The effects of a program that runs other code, or None if it is not one."""
-    name = _base(argv[0].value or "")
-    if name in SHELLS:
-        return shell(argv)
-    if name == "env":
-        return env(argv)
-    if name in WRAPPERS:
-        return wrapper(argv)
-    if name == "eval":
-        words = argv[1:]
-        e = Effects(False, "eval runs its arguments as shell code")
-        if words and all(w.kind == LITERAL for w in words):
-            e.runs.append(Run(SOURCE, "eval", source=" ".join(w.value for w in words),
-                              language="sh", same_shell=True))
-        elif words:
-            e.runs.append(Run(CODE, "eval", language="sh"))
-        return e
-    if name in (".", "source"):
-        e = Effects(False, f"{name} runs a file as shell code in this shell")
-        if len(argv) > 1:
-            e.runs.append(Run(SCRIPT, name, argv=argv[1:2], language="sh", same_shell=True))
-            e.add(READ, argv[1])
-        return e
-    if _interpreter_spec(name) is not None:
-        return interpreter(argv)
+def eval_(argv: list[Word]) -> Effects:
+    words = argv[1:]
+    e = Effects(False, "eval runs its arguments as shell code")
+    if words and all(w.kind == LITERAL for w in words):
+        e.runs.append(Run(SOURCE, "eval", source=" ".join(w.value for w in words),
+                          language="sh", same_shell=True))
+    elif words:
+        e.runs.append(Run(CODE, "eval", language="sh"))
+    return e
+
+
+def source(argv: list[Word]) -> Effects:
+    name = argv[0].value
+    e = Effects(False, f"{name} runs a file as shell code in this shell")
+    if len(argv) > 1:
+        e.runs.append(Run(SCRIPT, name or ".", argv=argv[1:2], language="sh", same_shell=True))
+        e.add(READ, argv[1])
+    return e
+
+
+def _run_subcommand_or_unknown(argv: list[Word]) -> Effects | None:
     return run_subcommand(argv)
 
 
-RUNNERS: Callable[[list[Word]], Effects | None] = runner_effects
-_ = (DYNAMIC,)
+# name -> handler for every program that runs other code
+RUNNERS: dict[str, Callable[[list[Word]], Effects | None]] = {
+    **{name: shell for name in SHELLS},
+    **{name: wrapper for name in WRAPPERS},
+    **{name: interpreter for name in INTERPRETERS},
+    **{name: run_subcommand for name in _RUN_SUBCOMMAND | _DOWNLOAD_AND_RUN},
+    "env": env, "eval": eval_, ".": source, "source": source,
+}
+
+
+def runner_effects(argv: list[Word]) -> Effects | None:
+    """The effects of a program that runs other code, or None if it is not one."""
+    name = _base(argv[0].value or "")
+    handler = RUNNERS.get(name)
+    if handler is None and _interpreter_spec(name) is not None:
+        handler = interpreter  # python3.11, pypy3.10 …
+    return handler(argv) if handler is not None else None
