@@ -4,8 +4,18 @@ syntax records (the work is done in ``analysis.py`` and ``syntax.py``)."""
 from __future__ import annotations
 
 from .analysis import MAX_COMMAND_CHARS, ShellAnalysis, analyze
-from .syntax import (IN_CONDITION, IN_FUNCTION, IN_INNER, IN_LOOP, IN_SUBSHELL,
-                     IN_SUBSTITUTION, PARSER, Command, Heredoc, Redirect)
+from .syntax import (
+                     IN_CONDITION,
+                     IN_FUNCTION,
+                     IN_INNER,
+                     IN_LOOP,
+                     IN_SUBSHELL,
+                     IN_SUBSTITUTION,
+                     PARSER,
+                     Command,
+                     Heredoc,
+                     Redirect,
+)
 from .words import Word
 
 SimpleCommand = Command

@@ -16,11 +16,18 @@ lazily from the source so nested substitutions do not copy it once per level.
 
 from __future__ import annotations
 
-from tree_sitter import Language, Parser
 import tree_sitter_bash
+from tree_sitter import Language, Parser
 
-from .words import DYNAMIC, GLOB, LITERAL, Word, decode_ansi_c, unescape_double_quoted, \
-    unescape_word
+from .words import (
+    DYNAMIC,
+    GLOB,
+    LITERAL,
+    Word,
+    decode_ansi_c,
+    unescape_double_quoted,
+    unescape_word,
+)
 
 __all__ = ["Source", "Redirect", "Heredoc", "Command", "Syntax", "parse_commands", "PARSER",
            "IN_SUBSTITUTION", "IN_SUBSHELL", "IN_LOOP", "IN_FUNCTION", "IN_CONDITION",

@@ -9,18 +9,19 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jupyter_agenttools.permission.types import (
-    PermissionBehavior,
-    PermissionContext,
-    PermissionRule,
-)
-from jupyter_agenttools.shell.parse import PARSER as _PARSER, analyze
 from jupyter_agenttools.builtin.bash.policy import (
     bash_check_permissions,
     bash_is_read_only,
     bash_match_rule,
     bash_suggest_rules,
 )
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionRule,
+)
+from jupyter_agenttools.shell.parse import PARSER as _PARSER
+from jupyter_agenttools.shell.parse import analyze
 
 CTX = PermissionContext(cwd=str(Path(__file__).parent), home="/home/fuzz")
 SEEDS = [json.loads(line)["input"]["command"] for line in
@@ -109,7 +110,8 @@ def test_shell_syntax_next_to_any_code_point(command: str) -> None:
 
 
 def test_characters_that_crash_the_parser_are_refused() -> None:
-    for cp in (0x2D524, 0x2D808, 0x6F050, 0x79320, 0x9D7E4, 0xE0000, 0xE0100, 0x100000, 0x105D2C, 0x10FFFF):
+    for cp in (0x2D524, 0x2D808, 0x6F050, 0x79320, 0x9D7E4, 0xE0000, 0xE0100, 0x100000,
+               0x105D2C, 0x10FFFF):
         for prefix in ("{", "${", "x{"):
             a = analyze(prefix + chr(cp))
             assert a.unanalyzable

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 
-from ...shell.effects import (CODE, DELETE, MODE, READ, SCRIPT, SOURCE, STDIN, WRITE, Effects)
+from ...shell.effects import CODE, DELETE, MODE, READ, SCRIPT, SOURCE, STDIN, WRITE, Effects
 from ...shell.programs import DOWNLOADERS, program_name
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import Plan, below, home_secret_dirs, lexical
+from .plan import Plan, below, home_secret_dirs
 from .secrets import secret_word, secrets_of
 
 __all__ = ["DENY", "ASK", "danger"]

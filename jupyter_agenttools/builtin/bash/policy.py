@@ -7,8 +7,12 @@ one plan per engine decision (plan.py); ``explain`` shows what the analysis foun
 
 from __future__ import annotations
 
-from ...permission.types import (PermissionBehavior, PermissionContext, PermissionDecision,
-                                 PermissionRule)
+from ...permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionDecision,
+    PermissionRule,
+)
 from ...shell.environment import HARMLESS_ENV
 from .decision import bash_check_permissions, bash_is_read_only, check, read_only
 from .plan import plan_for

@@ -15,20 +15,28 @@ from typing import Callable
 
 from ..effects import Effects
 from ..words import LITERAL, Word, literal
-from .base import maybe_reads as _maybe_reads
 from .archives import tar, unzip
 from .awk import awk
+from .base import maybe_reads as _maybe_reads
 from .files import FILES, disk_tool
 from .find import SAFE_WITH_ANY_ARGUMENTS, find
 from .git import CONFIG, git
 from .network import DOWNLOADERS, NETWORK, NETWORK_PROGRAMS, network_program
 from .search import grep, ripgrep
 from .sed import sed
-from .system import (PRINTER_NAMES as _PRINTER_NAMES, SYSTEM, SYSTEM_NAMES as _SYSTEM_NAMES,
-                     command_query, secret_printer, system_change)
+from .system import PRINTER_NAMES as _PRINTER_NAMES
+from .system import SYSTEM, command_query, secret_printer, system_change
+from .system import SYSTEM_NAMES as _SYSTEM_NAMES
 from .table import TABLE
-from .wrappers import (INTERPRETERS, POSIX_SHELLS, RUNNERS, SHELLS, TRANSPARENT, WRAPPERS,
-                       runner_effects)
+from .wrappers import (
+    INTERPRETERS,
+    POSIX_SHELLS,
+    RUNNERS,
+    SHELLS,
+    TRANSPARENT,
+    WRAPPERS,
+    runner_effects,
+)
 
 __all__ = ["classify", "program_name", "known_programs", "SHELLS", "POSIX_SHELLS",
            "INTERPRETERS", "WRAPPERS", "TRANSPARENT", "NETWORK", "DOWNLOADERS", "CONFIG",

@@ -18,8 +18,20 @@ from typing import Callable
 
 from ..effects import CODE, LIST, READ, WRITE, Effects, Run
 from ..words import DYNAMIC, GLOB, Word
-from .scanner import (LISTS, NO_ARG, OPTIONAL, READS, REQUIRED, RUNS, VETO, WRITES, Option,
-                      Scan, Table, scan)
+from .scanner import (
+    LISTS,
+    NO_ARG,
+    OPTIONAL,
+    READS,
+    REQUIRED,
+    RUNS,
+    VETO,
+    WRITES,
+    Option,
+    Scan,
+    Table,
+    scan,
+)
 
 __all__ = ["maybe_reads", "Program", "options", "veto", "reads", "writes", "runs", "lists", "tag",
            "Classifier", "no", "STRINGS", "PATTERN", "NONE", "apply_found", "loose_problem"]

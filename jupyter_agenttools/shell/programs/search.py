@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..effects import READ, SEARCH, Effects
 from ..words import DYNAMIC, GLOB, Word, literal
-from .base import STRINGS, apply_found, loose_problem, options, reads, runs, tag, veto
-from .scanner import OPTIONAL, REQUIRED, Option, scan
+from .base import apply_found, loose_problem, options, reads, runs, tag, veto
+from .scanner import REQUIRED, Option, scan
 
 __all__ = ["grep", "ripgrep"]
 

@@ -14,7 +14,7 @@ from typing import Callable
 
 from ..effects import LIST, READ, SEARCH, Effects
 from ..words import Word
-from .base import NONE, STRINGS, Program, options, reads, veto, writes, runs, lists
+from .base import NONE, STRINGS, Program, lists, options, reads, runs, veto, writes
 from .scanner import OPTIONAL, REQUIRED, Option, Scan
 
 __all__ = ["TABLE"]

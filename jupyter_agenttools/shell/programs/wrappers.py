@@ -28,8 +28,8 @@ from ..environment import harmless_assignment
 from ..words import DYNAMIC, LITERAL, Word, literal
 from .base import maybe_reads, options
 from .find import SAFE_WITH_ANY_ARGUMENTS
-from .system import pip
 from .scanner import NO_ARG, OPTIONAL, REQUIRED, Option, Table, scan
+from .system import pip
 
 __all__ = ["SHELLS", "POSIX_SHELLS", "INTERPRETERS", "WRAPPERS", "TRANSPARENT",
            "RUNNERS", "runner_effects", "shell", "interpreter"]
