@@ -235,7 +235,7 @@ def interpreter(argv: list[Word]) -> Effects:
     if spec.language == "python" and values[:1] == ["-m"] and values[1:2] in (["pip"],
                                                                             ["pip3"]):
         return pip([literal("pip")] + argv[3:])
-    e = Effects(False, f"{name} runs code")
+    e = Effects(False, "the interpreter runs code")
     words = argv[1:]
     i = 0
     n = len(words)
