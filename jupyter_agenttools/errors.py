@@ -23,6 +23,7 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── RuleSyntaxError               a rule text that does not parse (quotes the text)
     │   ├── RuleExampleError              a rule that fails its own examples/counter_examples
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
+    │   ├── AuditLogError                 the audit log is not a regular file (also an OSError)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
     ├── PathFactsMissing                  a decision needed a file fact not fetched from the
@@ -32,6 +33,10 @@ programming or configuration mistakes: they propagate to the person who wrote th
     ├── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
     │                                     too deep, lone surrogates; names line and key path)
     └── RunInterrupted                    a person interrupted a waiting run (one line, no trace)
+
+Outside the tree, ``ToolCallStopped`` (a BaseException, so that a tool's ``except Exception``
+does not swallow it) is raised inside the worker thread of a synchronous tool call that is
+cancelled or overran its time limit (``tools/worker.py``).
 
 ``UsageError`` is our own class so the core stays free of IPython; the Jupyter layer re-raises it
 as ``IPython.core.error.UsageError``. Messages follow "expected X, got Y" where that fits.
@@ -59,6 +64,7 @@ __all__ = [
     "RuleSyntaxError",
     "RuleExampleError",
     "SettingsError",
+    "AuditLogError",
     "ModelError",
     "AnswerError",
     "UsageError",
@@ -66,6 +72,7 @@ __all__ = [
     "PathFactsMissing",
     "JSONInputError",
     "RunInterrupted",
+    "ToolCallStopped",
 ]
 
 
@@ -178,6 +185,13 @@ class SettingsError(DeveloperOrientedException):
         super().__init__(f"settings file {where}: {problem}")
 
 
+class AuditLogError(DeveloperOrientedException, OSError):
+    """The audit log cannot be used: a FIFO, a device, a symlink where a plain file belongs.
+
+    An OSError too, so a writer that treats the log as a record, not a gate (the engine),
+    warns and decides on."""
+
+
 class ModelError(DeveloperOrientedException):
     """The model could not be reached, or answered something unusable."""
 
@@ -226,3 +240,8 @@ class JSONInputError(AgentToolsError, ValueError):
         self.key = key
         where = f"line {line}: " if line is not None else ""
         super().__init__(f"{where}{problem}")
+
+
+class ToolCallStopped(BaseException):
+    """Raised in a synchronous tool's worker thread to stop a cancelled or overrunning call.
+    A BaseException, like KeyboardInterrupt: ``except Exception`` in a tool lets it through."""

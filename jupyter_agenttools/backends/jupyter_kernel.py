@@ -806,6 +806,13 @@ class JupyterKernelBackend(BackendBase):
     async def getcwd(self) -> str:
         return await self._call("getcwd")
 
+    async def path_facts(self, requests: Sequence[Sequence[Any]],
+                         directories: Iterable[str] = (), listings: Iterable[str] = ()
+                         ) -> dict[str, Any]:
+        """One request to the kernel: the resolver runs there, on the kernel's files."""
+        return await self._call("path_facts", [list(r) for r in requests], list(directories),
+                                list(listings))
+
     async def expanduser(self, path: str) -> str:
         return await self._call("expanduser", path)
 

@@ -60,7 +60,7 @@ class Edit(FileToolMixin, Tool):
         if old_string == new_string:
             raise ToolExecutionError("old_string and new_string are the same: nothing to do.")
         b = self.backend
-        path = await b.abspath(file_path)
+        path = await b.resolve(file_path)  # the path the permission check resolved
         st = await b.stat(path)
         if st is None:
             raise ToolExecutionError(f"File not found: {path} (use Write to create a file).")

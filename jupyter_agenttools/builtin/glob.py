@@ -62,7 +62,7 @@ class Glob(FileToolMixin, Tool):
                      context: "PermissionContext") -> list["PathEffect"]:
         """One search: of the folder the pattern can reach from ``path`` (default the cwd)."""
         from ..permission.effects import PathEffect
-        from ..permission.paths import glob_reach
+        from ..permission.paths import glob_reach_word
 
         pattern = path_word(self.name, tool_input, "pattern")
         path = tool_input.get("path")
@@ -70,11 +70,11 @@ class Glob(FileToolMixin, Tool):
             path = None
         if path is not None:
             path = path_word(self.name, tool_input, "path")
-        return [PathEffect("search", glob_reach(pattern, path, context))]
+        return [PathEffect("search", glob_reach_word(pattern, path))]
 
     async def call(self, pattern: str, path: str | None = None) -> ToolChunk:
         b = self.backend
-        base = await b.abspath(path) if path else await b.getcwd()
+        base = await b.resolve(path or ".")  # the folder the permission check resolved
         st = await b.stat(base)
         if st is None or not st.is_dir:
             raise ToolExecutionError(f"Directory not found: {base}")

@@ -164,7 +164,7 @@ class Grep(FileToolMixin, Tool):
         if unknown:
             raise ToolExecutionError(f"unknown Grep options: {', '.join(sorted(unknown))}")
         b = self.backend
-        target = await b.abspath(path) if path else await b.getcwd()
+        target = await b.resolve(path or ".")  # the path the permission check resolved
         st = await b.stat(target)
         if st is None:
             raise ToolExecutionError(f"Path does not exist: {target}")

@@ -166,7 +166,7 @@ class Read(FileToolMixin, Tool):
     async def call(self, file_path: str, offset: int | None = None,
                    limit: int | None = None) -> ToolChunk:
         b = self.backend
-        path = await b.abspath(file_path)
+        path = await b.resolve(file_path)  # the path the permission check resolved
         st = await b.stat(path)
         if st is None:
             raise ToolExecutionError(f"File does not exist: {path}")

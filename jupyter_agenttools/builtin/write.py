@@ -90,7 +90,7 @@ class Write(FileToolMixin, Tool):
 
     async def call(self, file_path: str, content: str) -> ToolChunk:
         b = self.backend
-        path = await b.abspath(file_path)
+        path = await b.resolve(file_path)  # the path the permission check resolved
         st = await b.stat(path)
         old: str | None = None
         if st is not None:

@@ -92,6 +92,9 @@ class AgentSession:
         self.toolkit = Toolkit()
         for tool in default_tools(self.backend):
             self.toolkit.add_tool(tool)
+        from .notebook_host import install_notebook_tools
+
+        install_notebook_tools(self)  # group "notebook": NotebookRead/Edit, RunCode, Inspect
         self.settings = SettingsStore(self.project_dir)
         self.audit = AuditLog(self.project_dir / ".agenttools" / "audit.jsonl")
         self.engine = PermissionEngine(

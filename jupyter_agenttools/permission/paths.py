@@ -38,14 +38,12 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PathFactsMissing
 from .facts import ResolvedPath, facts_for
+from .patterns import pattern_globs, target_matches
 from .sensitive import (
     CREDENTIAL,
-    glob_to_regex,
     read_verdict,
     sensitive_write_reason,
 )
@@ -196,99 +194,24 @@ def working_dirs(context: "PermissionContext") -> tuple[str, ...]:
     return found
 
 
-# --- patterns ---------------------------------------------------------------------------------
+# --- patterns (permission/patterns.py) ---------------------------------------------------------
 
 
 def _escape_glob(literal: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", literal)
-
-
-def _pattern_glob(pattern: str, context: "PermissionContext") -> str:
-    """The pattern as an absolute glob whose literal leading directories are canonical."""
-    pattern = _check_text(pattern, "pattern")
-    home = context_home(context)
-    dir_only = len(pattern) > 1 and pattern.endswith("/")
-    pattern = pattern.rstrip("/") or "/"
-    if pattern == "~" or pattern.startswith("~/"):
-        full = home.rstrip("/") + pattern[1:]
-    elif pattern.startswith("~"):
-        full = os.path.expanduser(pattern)
-    else:
-        full = pattern
-    if not full.startswith("/"):
-        root = context.project_root or context.cwd
-        if full.startswith("./"):
-            full = full[2:]  # anchored at the root
-        elif "/" not in full and full != "**":
-            full = "**/" + full  # no slash: any depth below the root
-        full = os.path.abspath(root).rstrip("/") + "/" + full
-    segs = [s for s in full.split("/") if s not in ("", ".")]
-    # The literal leading part is normalised and resolved like a path; the rest stays a glob.
-    k = 0
-    while k < len(segs) and not _GLOB.search(segs[k]):
-        k += 1
-    if any(s == ".." for s in segs[k:]):
-        raise ValueError(f"'..' after a wildcard is not supported in the pattern {pattern!r}")
-    literal = _literal_dir("/" + "/".join(segs[:k]), context)  # ".." after symlinks
-    rest = segs[k:]
-    if dir_only:
-        rest.append("**")
-    if not rest:
-        return _escape_glob(literal)
-    return _escape_glob(literal).rstrip("/") + "/" + "/".join(rest)
-
-
-def _literal_dir(path: str, context: "PermissionContext") -> str:
-    """A pattern's literal leading directories resolved on the context's facts; when a remote
-    backend's facts lack them, the spelling (deny/ask rules also try the unresolved path)."""
-    try:
-        return facts_for(context).resolve_word(path).physical
-    except PathFactsMissing:
-        return _lexical(path)
-
-
-@lru_cache(maxsize=1024)
-def _compiled(glob: str, broad: bool) -> re.Pattern[str]:
-    body = glob_to_regex(glob)
-    if broad:
-        body += r"(?:/.*)?" if not glob.endswith("/**") else ""
-    try:
-        return re.compile(body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
-    except re.error as exc:  # pragma: no cover - glob_to_regex only emits valid regexes
-        raise ValueError(f"the pattern {glob!r} cannot be compiled: {exc}") from None
-
-
-def _regexes(pattern: str, context: "PermissionContext", broad: bool) -> list[re.Pattern[str]]:
-    """The compiled pattern; deny/ask also read ``/x`` the way Claude Code settings mean it
-    (relative to the project root), so a copied deny rule is not silently void."""
-    out = [_compiled(_pattern_glob(pattern, context), broad)]
-    if (broad and context.project_root and pattern.startswith("/")
-            and not pattern.startswith("//") and pattern != "/"):
-        out.append(_compiled(_pattern_glob("./" + pattern.lstrip("/"), context), broad))
-    return out
-
-
-def _any_match(regexes: list[re.Pattern[str]], canonical: str, lexical: str,
-               broad: bool) -> bool:
-    for regex in regexes:
-        if regex.match(canonical) or (broad and regex.match(lexical)):
-            return True
-    return False
+    return re.sub(r"([*?\[\]\\])", r"\\\1", literal)
 
 
 def path_matches(pattern: str, path: object, context: "PermissionContext", *,
                  broad: bool = False) -> bool:
-    """Does the gitignore-style ``pattern`` match ``path`` (both canonicalised)?
+    """Does the rule ``pattern`` match ``path`` (resolved on the context's facts)?
 
-    By default the glob must match the resolved path itself (``*`` stays in its segment), the
-    reading allow rules get. ``broad=True`` is the deny/ask reading: it also matches below a
-    matched directory, ignores case, tries the unresolved path too and reads ``/x`` both as
-    absolute and as project-relative (:func:`match_path_rule` picks the reading by behavior).
-    Raises ValueError for a path or pattern that cannot be used (see the module docstring).
+    By default the pattern must match the resolved path itself (``*`` stays in its segment),
+    the reading allow rules get. ``broad=True`` is the deny/ask reading (see
+    ``permission/patterns.py``). Raises ValueError for a path or pattern that cannot be used.
     """
-    regexes = _regexes(pattern, context, broad)
-    canonical, lexical = _both(path, context)
-    return _any_match(regexes, canonical, lexical, broad)
+    pattern_globs(pattern, context, broad)  # a broken pattern raises here
+    target = resolve_path(context.cwd if path is None or path == "" else path, context)
+    return target_matches(pattern, target, context, broad=broad)
 
 
 # --- working directories ----------------------------------------------------------------------
@@ -310,64 +233,8 @@ def inside_working_dirs(path: object, context: "PermissionContext") -> bool:
 
 def resolved_matches(pattern: str, target: ResolvedPath, context: "PermissionContext", *,
                      broad: bool, below: bool = False) -> bool:
-    """Does ``pattern`` match the resolved ``target``? ``broad``: the deny/ask reading (see
-    :func:`path_matches`); a target whose place is unknown matches only a pattern without
-    ``/`` (a file name), by its name, and never narrowly. ``below``: the target is a search
-    root, so a narrow (allow) match must cover everything below it, not only the folder."""
-    try:
-        regexes = _regexes(pattern, context, broad)
-    except ValueError:
-        return False
-    if target.status == "unknown":
-        if not broad or "/" in pattern.rstrip("/"):
-            return False
-        name = target.word.rstrip("/").rsplit("/", 1)[-1]
-        return bool(re.fullmatch(glob_to_regex(pattern.rstrip("/")), name, re.IGNORECASE))
-    if not broad and not target.known:
-        return False
-    if below and not broad:
-        # every path below the folder must be covered: try a child and a grandchild whose
-        # names no file can have (``src/*`` covers the first, not the second)
-        child = target.physical.rstrip("/") + "/\x00"
-        return any(r.match(child) and r.match(child + "/\x00") for r in regexes)
-    return _any_match(regexes, target.physical, target.lexical, broad)
-
-
-def search_reaches(pattern: str, target: ResolvedPath, context: "PermissionContext") -> bool:
-    """Would a recursive search of ``target`` traverse something ``pattern`` names below it?
-    Only for patterns anchored at a place (a pattern that is just a file name anywhere is left
-    to the search root itself: a project search is not denied because ``*.env`` files exist;
-    the search tools skip secret files on their own)."""
-    if "/" not in pattern.rstrip("/") and not pattern.startswith("~"):
-        return False
-    try:
-        globs = [_pattern_glob(pattern, context)]
-        if context.project_root and pattern.startswith("/") and not pattern.startswith("//") \
-                and pattern != "/":
-            globs.append(_pattern_glob("./" + pattern.lstrip("/"), context))
-    except ValueError:
-        return False
-    for root in {target.physical, target.lexical}:
-        root_segs = [s for s in root.lower().split("/") if s]
-        for glob in globs:
-            if _glob_below(glob.lower(), root_segs):
-                return True
-    return False
-
-
-def _glob_below(glob: str, root_segs: list[str]) -> bool:
-    """Could ``glob`` (absolute) match a path strictly below the directory ``root_segs``?"""
-    from fnmatch import fnmatchcase
-
-    segs = [s for s in glob.split("/") if s]
-    for i, seg in enumerate(root_segs):
-        if i >= len(segs):
-            return False  # the glob ends above the root: the root itself matches (or not)
-        if segs[i] == "**":
-            return True
-        if not fnmatchcase(seg, segs[i]):
-            return False
-    return len(segs) > len(root_segs)
+    """:func:`patterns.target_matches` (kept here for callers of the file-tool policy)."""
+    return target_matches(pattern, target, context, broad=broad, below=below)
 
 
 # --- the file tools' checks -------------------------------------------------------------------
@@ -414,11 +281,9 @@ def check_read_resolved(target: ResolvedPath, context: "PermissionContext",
         return PermissionDecision.ask(f"{tool_name}: cannot tell which file {target.word!r} "
                                       f"is: {why}", safety=True)
     secret = _secret(target.physical, target.lexical, context_home(context))
-    if secret is not None:
-        kind_of, reason = secret
+    if secret is not None:  # a key, a credential or another secret: no allow rule silences it
         return PermissionDecision.ask(
-            f"{tool_name} of {_shown(target)} may reveal a secret: {reason}",
-            safety=kind_of == CREDENTIAL)
+            f"{tool_name} of {_shown(target)} may reveal a secret: {secret[1]}", safety=True)
     if any(_below(target.physical, d) for d in working_dirs(context)):
         return PermissionDecision.allow(f"{target.physical} is inside a working directory")
     return PermissionDecision.ask(
@@ -438,11 +303,27 @@ def check_read(path: object, context: "PermissionContext",
     return check_read_resolved(target, context, tool_name, kind)
 
 
+# Writing these changes no file (the null device, the standard streams, a pipe).
+_HARMLESS_WRITE = re.compile(r"/dev/(?:null|zero|stdout|stderr|tty|fd/[0-9]+|pts/[0-9]+)"
+                             r"|/proc/(?:self|[0-9]+)/fd/(?:pipe|socket):.*")
+
+
 def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
                          tool_name: str = "Edit", effect: Any = None) -> PermissionDecision:
-    """One write/delete of a resolved path: a sensitive target (or one we cannot place) →
-    safety ASK; accept_edits inside the working directories → ALLOW; otherwise PASSTHROUGH
-    (allow rules and the fallback decide)."""
+    """One write/delete/chmod of a resolved path: the protected tier → DENY; a sensitive
+    target, one outside the working directories or one we cannot place → safety ASK (allow
+    rules cannot silence it: add the folder to ``additional_directories`` instead);
+    accept_edits inside the working directories → ALLOW; otherwise PASSTHROUGH (allow rules and
+    the fallback decide)."""
+    from .protected import protected_reason
+
+    kind = getattr(effect, "kind", "write")
+    recursive = bool(getattr(effect, "recursive", False))
+    why = protected_reason(kind, recursive, target, context)
+    if why is not None:
+        return PermissionDecision.deny(f"{tool_name} of {_shown(target)} is protected: {why}")
+    if target.known and _HARMLESS_WRITE.fullmatch(target.physical):
+        return PermissionDecision.allow(f"{target.physical} changes no file")
     if not target.known:
         why = ("it follows too many symbolic links" if target.status == "loop"
                else "it is relative to a directory only known when the command runs")
@@ -456,12 +337,16 @@ def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
         return PermissionDecision.ask(f"{tool_name} of {_shown(target)} is sensitive: {reason}",
                                       safety=True)
     inside = any(_below(target.physical, d) for d in working_dirs(context))
-    if inside and context.mode is PermissionMode.ACCEPT_EDITS:
+    if not inside:
+        return PermissionDecision.ask(
+            f"{tool_name} of {target.physical}: outside the working directories (allow rules "
+            f"cannot allow this; add the folder to additional_directories to work there)",
+            safety=True)
+    if context.mode is PermissionMode.ACCEPT_EDITS:
         return PermissionDecision.allow(f"accept_edits: {target.physical} is inside a working "
                                         "directory")
-    where = "inside" if inside else "outside"
     return PermissionDecision.passthrough(
-        f"{tool_name} of {target.physical} ({where} the working directories)",
+        f"{tool_name} of {target.physical} (inside the working directories)",
         suggestions=_suggest_resolved(tool_name, target, context, False))
 
 
@@ -485,16 +370,14 @@ def match_path_rule(rule: PermissionRule, path: object, context: "PermissionCont
         return True
     broad = rule.behavior is not PermissionBehavior.ALLOW
     try:
-        regexes = _regexes(rule.specifier, context, broad)
+        pattern_globs(rule.specifier, context, broad)
     except ValueError:
         return False
     try:
         target = resolve_path(context.cwd if path is None or path == "" else path, context)
     except ValueError:
         return broad
-    if not broad and not target.known:
-        return False
-    return _any_match(regexes, target.physical, target.lexical, broad)
+    return target_matches(rule.specifier, target, context, broad=broad)
 
 
 def _too_broad(directory: str, home: str) -> bool:
@@ -512,7 +395,7 @@ def _spec(text: str) -> str | None:
 
 def suggest_path_rules(tool_name: str, path: object,
                        context: "PermissionContext") -> list[PermissionRule]:
-    """One allow rule for the containing directory (``Read(/abs/dir/**)``, or ``Edit(src/**)``
+    """One allow rule for the containing directory (``Read(//abs/dir/**)``, or ``Edit(src/**)``
     relative to the project root), the exact file when that directory would be too broad.
     Never ``**``, ``/**``, ``~/**``, ``/``, the home directory; nothing for sensitive paths."""
     if path in (None, "") and tool_name not in _READ_TOOLS:
@@ -546,18 +429,19 @@ def _suggest_resolved(tool_name: str, target: ResolvedPath, context: "Permission
     if directory in (root, facts.physical_dir(context.cwd)) or _too_broad(directory, real_home):
         if is_dir:
             return []
-        # the exact file: "./name" when it sits below the root, else absolute
+        # the exact file: "./name" when it sits below the root, else "//absolute"
         if canonical != root and _below(canonical, root):
             spec = _spec("./" + os.path.relpath(canonical, root))
         else:
             spec = _spec(canonical)
+            spec = spec and "/" + spec
     elif _below(directory, root):
         rel = os.path.relpath(directory, root)  # "src/**" has a "/": anchored at root
         spec = _spec("./" + rel if rel.startswith("~") else rel)  # "~x/" is not the home
         spec = spec and spec + "/**"
     else:
-        spec = _spec(directory)
-        spec = spec and spec + "/**"
+        spec = _spec(directory)  # "//abs/**": "/abs" would be the project's abs/
+        spec = spec and "/" + spec + "/**"
     if spec is None:
         return []
     try:
@@ -577,20 +461,22 @@ def safe_cli_path(path: object) -> str:
     return "./" + text if text.startswith("-") else text
 
 
-def glob_reach(pattern: object, path: object, context: "PermissionContext") -> str:
-    """The directory a Glob ``pattern`` searched from ``path`` can reach (``../../*`` or an
-    absolute pattern leave ``path``): the Glob tool checks this with :func:`check_read`.
-    Raises ValueError for an unusable pattern or path."""
+def glob_reach_word(pattern: object, path: object) -> str:
+    """The folder a Glob ``pattern`` searched from ``path`` (None or "": the cwd, ".") can
+    reach, as a path word (``../../*`` or an absolute pattern leave ``path``): resolved later,
+    on the backend's facts. Raises ValueError for an unusable pattern or path."""
     pattern = _check_text(pattern, "pattern")
-    base = context.cwd if path is None or path == "" else path
+    base = "." if path is None or path == "" else _check_text(path)
     segs = pattern.split("/")
     first_glob = next((i for i, s in enumerate(segs) if _GLOB.search(s)), len(segs) - 1)
     last_up = max((i for i, s in enumerate(segs) if s == ".."), default=-1)
     cut = max(first_glob, last_up + 1)
     head = "/".join(segs[:cut])
     if pattern.startswith("/"):
-        target = head or "/"
-    else:
-        base = _check_text(base)
-        target = base.rstrip("/") + "/" + head if head else base
-    return resolve_path(target, context).physical
+        return head or "/"
+    return base.rstrip("/") + "/" + head if head else base
+
+
+def glob_reach(pattern: object, path: object, context: "PermissionContext") -> str:
+    """:func:`glob_reach_word` resolved on the context's facts (the Glob tool checks it)."""
+    return resolve_path(glob_reach_word(pattern, path), context).physical

@@ -140,6 +140,15 @@ class Tool:
     concurrency_safe: bool = False
     #: the input key a rule specifier refers to, e.g. "command" for Bash, "file_path" for Read
     rule_argument: str | None = None
+    #: where ``call`` runs: None = a plain (synchronous) ``call`` in a worker thread of its own,
+    #: a coroutine / async-generator ``call`` on the event loop (see ``tools/worker.py``);
+    #: False = always on the loop (a quick call that changes loop-owned state).
+    call_in_thread: bool | None = None
+
+    def own_time_limit(self, tool_input: Mapping[str, Any]) -> float | None:
+        """Seconds after which this call stops *itself* (Bash: its ``timeout``), or None. The
+        agent then waits that long plus a grace period instead of its default time limit."""
+        return None
 
     def is_read_only(self, tool_input: Mapping[str, Any] | None = None) -> bool:
         """True when this call cannot change anything (step 3, the read-only fast path)."""

@@ -56,8 +56,8 @@ READS = [
     ("~/.ssh/id_rsa", ASK, True),
     ("notes.txt", ASK, True),                   # a symlink to a key
     ("keys/id_rsa", ASK, True),
-    ("keys", ASK, False),                       # the key directory itself (grep -r)
-    ("~/.ssh/known_hosts", ASK, False),         # a secret, but not key material
+    ("keys", ASK, True),                        # the key directory itself (grep -r)
+    ("~/.ssh/known_hosts", ASK, True),          # a secret: no allow rule silences it
     ("~/.aws/credentials", ASK, True),
     ("{t}/outside/d/x.txt", ASK, False),
     ("out/d/x.txt", ASK, False),                # a symlink out of the project
@@ -94,7 +94,7 @@ def test_fast_path_only_for_plain_reads_inside(tree, rel, behavior, safety):
 
 def test_outside_read_asks_with_a_narrow_suggestion(tree):
     d = check_read(str(tree / "outside/d/x.txt"), context(tree), "Read")
-    assert [r.text for r in d.suggestions] == [f"Read({tree}/outside/d/**)"]
+    assert [r.text for r in d.suggestions] == [f"Read(/{tree}/outside/d/**)"]
     assert not d.bypass_immune
 
 
@@ -108,42 +108,53 @@ def test_read_reason_shows_where_a_symlink_goes(tree):
     assert "notes.txt" in d.reason and "id_rsa" in d.reason
 
 
-# path, sensitive (safety ASK in every mode), inside the working directories
+# path, what check_write says: "protected" (DENY in every mode), "safety" (a safety ASK in
+# every mode: sensitive, or outside the working directories), "inside" (accept_edits: ALLOW;
+# otherwise PASSTHROUGH, the rules and the fallback decide)
 WRITES = [
-    ("src/a.py", False, True),
-    ("src/new/deep/file.py", False, True),
-    ("{t}/outside/d/x.txt", False, False),
-    ("out/d/x.txt", False, False),              # through a symlink: outside
-    ("../proj-evil/x", False, False),
-    ("keys/../notes/new.md", False, False),     # the kernel's "..": outside, not proj/notes
-    (".env", True, True),
-    (".env.production", True, True),
-    (".git/hooks/pre-commit", True, True),
-    (".git/config", True, True),
-    (".agenttools/settings.json", True, True),      # its own permissions
-    (".agenttools/settings.local.json", True, True),
-    ("rc", True, True),                         # a symlink to ~/.bashrc
-    ("notes.txt", True, True),                  # a symlink to a key
-    ("~/.bashrc", True, False),
-    ("~/.zshrc", True, False),
-    ("~/.ssh/authorized_keys", True, False),
-    ("~/.gitconfig", True, False),
-    ("~/.ipython/profile_default/startup/00.py", True, False),
-    ("/etc/cron.d/x", True, False),
+    ("src/a.py", "inside"),
+    ("src/new/deep/file.py", "inside"),
+    ("{t}/outside/d/x.txt", "outside"),
+    ("out/d/x.txt", "outside"),                 # through a symlink: outside
+    ("../proj-evil/x", "outside"),
+    ("keys/../notes/new.md", "outside"),        # the kernel's "..": outside, not proj/notes
+    (".env", "sensitive"),
+    (".env.production", "sensitive"),
+    (".git/hooks/pre-commit", "sensitive"),
+    (".git/config", "sensitive"),
+    (".agenttools/settings.json", "protected"),       # its own permissions
+    (".agenttools/settings.local.json", "protected"),
+    (".agenttools/audit.jsonl", "protected"),
+    ("rc", "sensitive"),                        # a symlink to ~/.bashrc
+    ("notes.txt", "sensitive"),                 # a symlink to a key
+    ("~/.bashrc", "sensitive"),
+    ("~/.zshrc", "sensitive"),
+    ("~/.ssh/authorized_keys", "sensitive"),
+    ("~/.gitconfig", "sensitive"),
+    ("~/.ipython/profile_default/startup/00.py", "sensitive"),
+    ("/etc/cron.d/x", "sensitive"),
+    ("/dev/sda", "protected"),
+    ("/dev/null", "harmless"),
 ]
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("rel,sensitive,inside", WRITES)
-def test_check_write_ladder(tree, mode, rel, sensitive, inside):
+@pytest.mark.parametrize("rel,expected", WRITES)
+def test_check_write_ladder(tree, mode, rel, expected):
     d = check_write(_p(tree, rel), context(tree, mode))
-    if sensitive:
+    if expected == "protected":
+        assert d.behavior is PermissionBehavior.DENY and "protected" in d.reason, d.reason
+    elif expected == "sensitive":
         assert d.behavior is ASK and d.bypass_immune, d.reason
         assert "sensitive" in d.reason
-    elif inside and mode is PermissionMode.ACCEPT_EDITS:
+    elif expected == "outside":
+        assert d.behavior is ASK and d.bypass_immune, d.reason
+        assert "outside the working directories" in d.reason
+    elif expected == "harmless":
         assert d.behavior is ALLOW, d.reason
-    else:
-        # default/explore/bypass/dont_ask, or outside: the engine's rules and fallback decide
+    elif mode is PermissionMode.ACCEPT_EDITS:
+        assert d.behavior is ALLOW, d.reason
+    else:  # default/explore/bypass/dont_ask inside: the engine's rules and fallback decide
         assert d.behavior is PASS, d.reason
         assert not d.bypass_immune
 
@@ -167,11 +178,12 @@ def rule(text, behavior="allow"):
     ("Read(src/*)", "src/x/a.py", False, True),
     ("Read(src/**)", "src/../../outside/x", False, False),
     ("Read(src/**)", "out/d/x", False, False),
-    ("Read({t}/outside/**)", "out/d/x", True, True),    # the symlink resolves into it
+    ("Read(/{t}/outside/**)", "out/d/x", True, True),  # //abs
+    ("Read({t}/outside/**)", "out/d/x", False, True),    # /x is the project's (deny: both)
     # the pattern is canonicalised like the path: out/ resolves to outside/ for both
     ("Read(out/**)", "out/d/x", True, True),
     ("Read(out/**)", "{t}/outside/d/x", True, True),
-    ("Read({t}/OUTSIDE/**)", "{t}/outside/x", False, True),
+    ("Read(/{t}/OUTSIDE/**)", "{t}/outside/x", False, True),
     ("Read(*.py)", "src/a.py", True, True),
     ("Read(src/**)", "a\x00b", False, True),            # unusable path: deny side matches
 ])
@@ -218,13 +230,13 @@ def test_suggestions_are_never_over_broad_and_match(tree, tool, rel):
 
 
 @pytest.mark.parametrize("tool,rel,expected", [
-    ("Read", "{t}/outside/d/x.txt", "Read({t}/outside/d/**)"),
+    ("Read", "{t}/outside/d/x.txt", "Read(/{t}/outside/d/**)"),
     ("Edit", "src/a.py", "Edit(src/**)"),
     ("Write", "a.py", "Write(./a.py)"),             # at the project root: the file only
-    ("Read", "{t}/x.txt", "Read({t}/x.txt)"),       # the directory holds the home: the file only
-    ("Read", "~/x.txt", "Read({t}/home/x.txt)"),
-    ("Read", "/x", "Read(/x)"),
-    ("Grep", "{t}/outside/d", "Grep({t}/outside/d/**)"),
+    ("Read", "{t}/x.txt", "Read(/{t}/x.txt)"),       # the directory holds the home: the file only
+    ("Read", "~/x.txt", "Read(/{t}/home/x.txt)"),
+    ("Read", "/x", "Read(//x)"),
+    ("Grep", "{t}/outside/d", "Grep(/{t}/outside/d/**)"),
 ])
 def test_suggestion_shapes(tree, tool, rel, expected):
     rules = suggest_path_rules(tool, _p(tree, rel), context(tree))
@@ -250,7 +262,7 @@ def test_suggestion_escapes_glob_characters(tree):
 def test_without_project_root_suggestions_are_absolute(tree):
     c = PermissionContext(cwd=str(tree / "proj"), home=str(tree / "home"))
     assert [r.text for r in suggest_path_rules("Edit", "src/a.py", c)] == \
-        [f"Edit({tree}/proj/src/**)"]
+        [f"Edit(/{tree}/proj/src/**)"]
 
 
 def test_double_star_covers_the_root_itself(tree):
@@ -261,7 +273,7 @@ def test_double_star_covers_the_root_itself(tree):
 
 def test_a_file_in_the_cwd_is_suggested_alone(tree):
     c = PermissionContext(cwd=str(tree / "proj"), home=str(tree / "home"))
-    assert [r.text for r in suggest_path_rules("Edit", "a.py", c)] == [f"Edit({tree}/proj/a.py)"]
+    assert [r.text for r in suggest_path_rules("Edit", "a.py", c)] == [f"Edit(/{tree}/proj/a.py)"]
 
 
 # --- fuzz: odd input never raises, never allows something unsafe ------------------------------
