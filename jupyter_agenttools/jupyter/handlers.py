@@ -12,7 +12,7 @@ audit        GET         ``?limit=&offset=&tool=&behavior=&kind=&outcome=&user=&
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
                          (a what-if: never written to the audit log)
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
-kernels      GET         the running kernels and their agent sessions (``panel_api.py``)
+kernels      GET         the running kernels and their agents (``panel_api.py``)
 notebook     GET, POST   the notebook tools' live document (see ``notebook_live.py``)
 ===========  ==========  =================================================================
 
@@ -57,6 +57,7 @@ from ..errors import (
 )
 from ..strict_json import loads as strict_loads
 from .notebook_live import live_edit, live_read
+from .panel_api import kernel_project_store, kernels_view, project_state
 
 __all__ = ["AUTH_RESOURCE", "ROUTES"]
 
@@ -126,10 +127,7 @@ class AgentToolsHandler(APIHandler):
         project = self.get_query_argument("project", "").strip()
         if not project or project == str(default.project_root):
             return default
-        from .state import read_states
-
-        states = read_states(list(self.kernel_manager.list_kernel_ids()))
-        state = next((s for s in states.values() if s.get("project_dir") == project), None)
+        state = project_state(list(self.kernel_manager.list_kernel_ids()), project)
         if state is None:
             raise web.HTTPError(400, "unknown project %r: expected the server's project (%s) "
                                      "or the project of a running kernel", project,
@@ -271,20 +269,6 @@ class AgentToolsHandler(APIHandler):
     def reply(self, data: Any, status: int = 200) -> None:
         self.set_status(status)
         self.finish(json.dumps(data, default=str))
-
-
-def kernel_project_store(app_settings: dict[str, Any], state: dict[str, Any]) -> Any:
-    """The SettingsStore of a kernel's project as that kernel sees it (its own user and managed
-    files: a notebook may point them elsewhere), one per project, kept by the server."""
-    from ..permission.settings import SettingsStore
-
-    stores = app_settings.setdefault("agenttools_stores", {})
-    key = (state.get("project_dir"), state.get("user_dir"), state.get("managed_path"))
-    if key not in stores:
-        stores[key] = SettingsStore(str(state.get("project_dir")),
-                                    user_dir=state.get("user_dir") or None,
-                                    managed_path=state.get("managed_path") or None)
-    return stores[key]
 
 
 def _short(value: Any) -> str:
@@ -508,6 +492,14 @@ class NotebookHandler(AgentToolsHandler):
         self.reply(payload, status)
 
 
+class KernelsHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await kernels_view(self.settings, self.kernel_manager,
+                                      self.session_manager, self.run))
+
+
 ROUTES = [
     ("settings", SettingsHandler),
     ("rules", RulesHandler),
@@ -516,4 +508,5 @@ ROUTES = [
     ("check", CheckHandler),
     ("validate", ValidateHandler),
     ("notebook", NotebookHandler),
+    ("kernels", KernelsHandler),
 ]

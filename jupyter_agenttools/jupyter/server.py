@@ -15,7 +15,6 @@ from traitlets import Unicode
 from traitlets.config import LoggingConfigurable
 
 from .handlers import ROUTES
-from .panel_api import PANEL_ROUTES
 
 __all__ = ["AgentToolsServer", "_load_jupyter_server_extension"]
 
@@ -56,8 +55,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app.settings["agenttools_store"] = store
     base_url = web_app.settings["base_url"]
     web_app.add_handlers(".*$", [
-        (url_path_join(base_url, "agenttools", path), handler)
-        for path, handler in ROUTES + PANEL_ROUTES
+        (url_path_join(base_url, "agenttools", path), handler) for path, handler in ROUTES
     ])
     serverapp.log.info("jupyter_agenttools: permission settings of %s at %sagenttools/",
                        store.project_root, base_url)
