@@ -486,8 +486,11 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
             h('td', { class: 'agenttools-audit-input', title: String(e.input ?? '') },
               String(e.input ?? '')),
             h('td', {},
-              h('span', { class: `agenttools-badge agenttools-${e.behavior}` },
-                e.answer ? `${e.behavior} → ${e.answer}` : e.behavior ?? '')),
+              e.kind === 'outcome'
+                ? h('span', { class: `agenttools-badge agenttools-outcome-${e.state ?? ''}` },
+                  `ran: ${e.state ?? '?'}`)
+                : h('span', { class: `agenttools-badge agenttools-${e.behavior}` },
+                  e.answer ? `${e.behavior} → ${e.answer}` : e.behavior ?? '')),
             h('td', { title: e.rule_source ?? '' }, e.rule ?? e.step ?? ''))
         )))
     );

@@ -125,6 +125,7 @@ export interface IAuditEntry {
   behavior?: string;
   answer?: string;
   reason?: string;
+  state?: string;
   [key: string]: unknown;
 }
 

@@ -128,7 +128,8 @@ def test_panel_shows_the_kernels_project_mode_rules_questions_and_audit(lab):
             expect(kernel.locator(".agenttools-pending-item")).to_have_count(0, timeout=15_000)
             expect(status.locator(".agenttools-pending-badge")).to_be_hidden()
             expect(rows).not_to_have_count(before, timeout=15_000)
-            expect(panel.locator(".agenttools-audit-row").first).to_contain_text("allow_once")
+            expect(panel.locator(".agenttools-audit-row", has_text="allow_once")).to_have_count(
+                1, timeout=15_000)
             page.screenshot(path=str(ARTIFACTS / "panel-answered.png"))
             assert not errors, errors
         except Exception:

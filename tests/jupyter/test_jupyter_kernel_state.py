@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import KernelDriver, isolated_env
+from kernel_harness import KernelDriver, isolated_env
 
 pytestmark = pytest.mark.kernel
 
