@@ -165,12 +165,17 @@ def test_runcode_timeout_interrupts_and_the_kernel_goes_on(notebook_kernel):
 
 
 def test_the_interrupt_button_stops_runcode(notebook_kernel):
-    kernel, _project = notebook_kernel
+    kernel, project = notebook_kernel
     kernel.run('model = ScriptedModel([[{"name": "RunCode", "input": {"code": '
-               '"import time\\ntime.sleep(120)", "timeout": 300}}], "done"])\n'
+               '"import time, pathlib\\npathlib.Path(\'sleeping\').touch()\\n'
+               'time.sleep(120)", "timeout": 300}}], "done"])\n'
                'session.toolkit.set_active_groups({"notebook": True})')
     kernel.run("%%agent --model model --mode bypass\nsleep")
-    time.sleep(3)  # the code is sleeping in the kernel's main thread now
+    deadline = time.monotonic() + 60
+    while not (project / "sleeping").exists():  # the code sleeps in the main thread now
+        assert time.monotonic() < deadline, "RunCode never started"
+        time.sleep(0.1)
+    time.sleep(0.3)
     kernel.km.interrupt_kernel()
     report = run_report(kernel, "print(json.dumps(await drive(agent_run)))")
     (name, state, text), = report["results"]
