@@ -374,9 +374,11 @@ class NamespaceNames(BuiltinNames):
             return self._cache[name]
         if name in self.namespace:
             value = self.namespace[name]
-            if name in ("display",) and _is_ipython_display(value):
+            if name == "display" and _is_ipython_display(value):
                 kind: Kind | None = Kind("function:IPython.core.display_functions.display",
                                          True, True)
+            elif name == "open" and _is_ipython_open(value):
+                kind = _builtin_kind("open")  # IPython's open: refuses fds 0-2, then io.open
             else:
                 kind = describe(value, self.budget)
         else:
@@ -386,6 +388,11 @@ class NamespaceNames(BuiltinNames):
 
     def value_of(self, name: str) -> Any:
         return self.namespace[name]
+
+
+def _is_ipython_open(value: Any) -> bool:
+    module = _module_dict("IPython.core.interactiveshell")
+    return module is not None and module.get("_modified_open") is value
 
 
 def _is_ipython_display(value: Any) -> bool:

@@ -84,6 +84,7 @@ calls = [
     [{"name": "NotebookRead", "input": {}}],
     [{"name": "Inspect", "input": {"name": "df"}}],
     [{"name": "RunCode", "input": {"code": "df.temp.mean()"}}],
+    [{"name": "RunCode", "input": {"code": "open('analysis.ipynb').read()[:1]"}}],
     [{"name": "RunCode", "input": {"code": "written = df.temp.max()"}}],
     [{"name": "NotebookEdit", "input": {"cell_id": "data-cell", "edit_mode": "insert",
                                         "new_source": "df.describe()"}}],
@@ -141,6 +142,7 @@ def test_every_tool_in_every_mode(notebook_kernel, mode):
         by_name["NotebookRead"][0][1]
     assert "pandas.DataFrame" in by_name["Inspect"][0][1]
     assert "20.0" in by_name["RunCode"][0][1]  # df.temp.mean()
+    assert "'{'" in by_name["RunCode"][1][1]  # IPython's open, a read inside the project
     wrote = kernel.run("print('written' in dir())").strip() == "True"
     assert wrote == ("RunCode" not in denied)
     cells = [c.source for c in nbformat.read(str(project / "analysis.ipynb"), 4).cells]
