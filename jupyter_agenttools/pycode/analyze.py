@@ -62,6 +62,7 @@ class Names(Protocol):
 class Effect:
     kind: str  # "read" | "search" | "write" | "delete"
     path: str | None  # as written; None when the code builds it at run time
+    recursive: bool = False  # the whole tree below path (shutil.rmtree, copytree)
 
 
 @dataclass(frozen=True)
@@ -1012,10 +1013,12 @@ class _Collector(ast.NodeVisitor):
             return
         kind = WRITERS.get(resolved)
         if kind is not None:
-            self.effects.append(Effect(kind, self.literal(first)))
+            tree = resolved in ("shutil.rmtree", "os.removedirs")
+            self.effects.append(Effect(kind, self.literal(first), recursive=tree))
             if resolved.split(".")[-1] in ("rename", "replace", "move", "copy", "copy2",
                                           "copyfile", "copytree") and len(node.args) > 1:
-                self.effects.append(Effect("write", self.literal(node.args[1])))
+                self.effects.append(Effect("write", self.literal(node.args[1]),
+                                           recursive=resolved.endswith("copytree")))
             return
         if isinstance(node.func, ast.Attribute):
             method = node.func.attr

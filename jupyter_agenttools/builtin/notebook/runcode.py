@@ -227,7 +227,7 @@ class RunCode(Tool):
 def _path_effect(effect: Any) -> Any:
     from ...permission.effects import PathEffect
 
-    return PathEffect(effect.kind, effect.path)
+    return PathEffect(effect.kind, effect.path, recursive=effect.recursive)
 
 
 def _common_globs(callees: list[str]) -> list[str]:
