@@ -183,8 +183,8 @@ class AgentSession:
                         "cell, or export it in the shell that starts Jupyter")
                 kwargs["api_key"] = key
         elif base_url or api_key_env:
-            raise CoreUsageError(f"--base-url and --api-key-env go with an openai:NAME or "
-                                 f"litellm:PROVIDER/MODEL model, not with {spec!r}")
+            raise CoreUsageError(f"--base-url and --api-key-env go with an openai:NAME model "
+                                 f"(or litellm:PROVIDER/MODEL), not with {spec!r}")
         try:
             return load_model(spec, **kwargs)
         except Exception as exc:
