@@ -143,6 +143,13 @@ def test_every_tool_in_every_mode(notebook_kernel, mode):
     assert "pandas.DataFrame" in by_name["Inspect"][0][1]
     assert "20.0" in by_name["RunCode"][0][1]  # df.temp.mean()
     assert "'{'" in by_name["RunCode"][1][1]  # IPython's open, a read inside the project
+    audited = json.loads(kernel.run(
+        "print(json.dumps([[r.get('tool'), r.get('behavior'), r.get('answer')] "
+        "for r in session.audit.read(newest_first=False)]))").strip().splitlines()[-1])
+    for tool in ("NotebookRead", "Inspect", "RunCode", "NotebookEdit"):
+        assert any(t == tool for t, _, _ in audited), (tool, audited)  # every decision
+    assert sum(1 for _, _, answer in audited if answer) == len(asked)  # and every answer
+    kernel.run("session.audit.path.unlink()")
     wrote = kernel.run("print('written' in dir())").strip() == "True"
     assert wrote == ("RunCode" not in denied)
     cells = [c.source for c in nbformat.read(str(project / "analysis.ipynb"), 4).cells]

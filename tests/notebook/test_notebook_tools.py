@@ -372,3 +372,24 @@ def test_the_question_card_preview_is_the_cells_diff(setup):
     inserted = preview(tools["NotebookEdit"], {"cell_id": ids[0], "edit_mode": "insert",
                                                "new_source": "y"}, str(path.parent))
     assert f"new cell after {ids[0]}" in inserted.text and "+y" in inserted.text
+
+
+# --- agenttools check knows the notebook tools (no kernel: only built-ins are known) ---------
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["--tool", "RunCode", "--input", '{"code": "sorted([3, 1])"}'], "allow"),
+    (["--tool", "RunCode", "--input", '{"code": "import os; os.remove(\\"x\\")"}'], "ask"),
+    (["--tool", "RunCode", "--input", '{"code": "df.head()"}'], "ask"),  # df is unknown here
+    (["--tool", "RunCode", "--mode", "dont_ask", "--input", '{"code": "x = 1"}'], "deny"),
+    (["--tool", "NotebookEdit", "--mode", "accept_edits", "--input",
+      '{"notebook_path": "a.ipynb", "new_source": "x"}'], "allow"),
+    (["--tool", "Inspect", "--input", '{"name": "df"}'], "allow"),
+])
+def test_agenttools_check(argv, expected, capsys, tmp_path, monkeypatch):
+    from jupyter_agenttools.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--json", *argv])
+    decision = json.loads(capsys.readouterr().out)
+    assert decision["behavior"] == expected

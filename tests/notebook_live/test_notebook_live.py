@@ -170,3 +170,19 @@ def test_without_a_server_there_is_no_live_document(run, tmp_path: Path):
                                                                 "new_source": "y"}) is None
 
     run(scenario())
+
+
+@pytest.mark.parametrize("tool,tool_input,expected", [
+    ("RunCode", {"code": "len([1, 2])"}, "allow"),
+    ("RunCode", {"code": "open('out.txt', 'w')"}, "ask"),
+    ("RunCode", {"code": "open('.agenttools/settings.json', 'w')"}, "deny"),
+    ("NotebookEdit", {"notebook_path": "a.ipynb", "new_source": "x"}, "ask"),
+    ("Inspect", {"name": "df"}, "allow"),
+])
+def test_the_panels_try_box_decides_notebook_tools(run, jp_fetch, tool, tool_input, expected):
+    async def scenario() -> None:
+        reply = await jp_fetch("agenttools", "check", method="POST",
+                               body=json.dumps({"tool": tool, "input": tool_input}))
+        assert json.loads(reply.body)["behavior"] == expected
+
+    run(scenario())
