@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from ..errors import AgentOrientedException, DeveloperOrientedException, ToolExecutionError
 from ..permission.effects import effects_of, is_family_rule
 from ..permission.facts import PrefetchedFacts, facts_request
-from ..permission.paths import pattern_prefix_words
+from ..permission.patterns import prefix_words
 from ..permission.types import PermissionBehavior, PermissionContext, PermissionDecision
 
 __all__ = ["check_permission", "needs_answer", "decision_context"]
@@ -108,6 +108,6 @@ async def decision_context(engine: Any, tool: Any, tool_input: dict[str, Any]
                    if d]
     for rule in getattr(engine, "rules", ()):
         if is_family_rule(rule):
-            directories.extend(pattern_prefix_words(rule.specifier, context))
+            directories.extend(prefix_words(rule.specifier, context))
     answer = await fetch(**facts_request(effects, directories))
     return context.with_(facts=PrefetchedFacts(answer, source=type(backend).__name__))

@@ -147,17 +147,17 @@ def effect_matches(rule: PermissionRule, effect: PathEffect,
     family = RULE_FAMILIES.get(rule.tool)
     if family is None or rule.specifier is None or effect.kind not in family:
         return False
-    from .paths import resolved_matches, search_reaches
+    from .patterns import search_reaches, target_matches
 
     broad = rule.behavior is not PermissionBehavior.ALLOW
     found, complete = targets(effect, context)
     if not broad:
         if not complete:
             return False
-        return all(resolved_matches(rule.specifier, t, context, broad=False,
-                                    below=effect.kind == "search") for t in found)
+        return all(target_matches(rule.specifier, t, context, broad=False,
+                                  below=effect.kind == "search") for t in found)
     for t in found:
-        if resolved_matches(rule.specifier, t, context, broad=True):
+        if target_matches(rule.specifier, t, context, broad=True):
             return True
         if effect.kind == "search" and t.known and search_reaches(rule.specifier, t, context):
             return True

@@ -38,14 +38,12 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PathFactsMissing
 from .facts import ResolvedPath, facts_for
+from .patterns import pattern_globs, target_matches
 from .sensitive import (
     CREDENTIAL,
-    glob_to_regex,
     read_verdict,
     sensitive_write_reason,
 )
@@ -196,122 +194,24 @@ def working_dirs(context: "PermissionContext") -> tuple[str, ...]:
     return found
 
 
-# --- patterns ---------------------------------------------------------------------------------
+# --- patterns (permission/patterns.py) ---------------------------------------------------------
 
 
 def _escape_glob(literal: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", literal)
-
-
-def _pattern_glob(pattern: str, context: "PermissionContext") -> str:
-    """The pattern as an absolute glob whose literal leading directories are canonical."""
-    pattern = _check_text(pattern, "pattern")
-    home = context_home(context)
-    dir_only = len(pattern) > 1 and pattern.endswith("/")
-    pattern = pattern.rstrip("/") or "/"
-    if pattern == "~" or pattern.startswith("~/"):
-        full = home.rstrip("/") + pattern[1:]
-    elif pattern.startswith("~"):
-        full = os.path.expanduser(pattern)
-    else:
-        full = pattern
-    if not full.startswith("/"):
-        root = context.project_root or context.cwd
-        if full.startswith("./"):
-            full = full[2:]  # anchored at the root
-        elif "/" not in full and full != "**":
-            full = "**/" + full  # no slash: any depth below the root
-        full = os.path.abspath(root).rstrip("/") + "/" + full
-    segs = [s for s in full.split("/") if s not in ("", ".")]
-    # The literal leading part is normalised and resolved like a path; the rest stays a glob.
-    k = 0
-    while k < len(segs) and not _GLOB.search(segs[k]):
-        k += 1
-    if any(s == ".." for s in segs[k:]):
-        raise ValueError(f"'..' after a wildcard is not supported in the pattern {pattern!r}")
-    literal = _literal_dir("/" + "/".join(segs[:k]), context)  # ".." after symlinks
-    rest = segs[k:]
-    if dir_only:
-        rest.append("**")
-    if not rest:
-        return _escape_glob(literal)
-    return _escape_glob(literal).rstrip("/") + "/" + "/".join(rest)
-
-
-def _literal_dir(path: str, context: "PermissionContext") -> str:
-    """A pattern's literal leading directories resolved on the context's facts; when a remote
-    backend's facts lack them, the spelling (deny/ask rules also try the unresolved path)."""
-    try:
-        return facts_for(context).resolve_word(path).physical
-    except PathFactsMissing:
-        return _lexical(path)
-
-
-def pattern_prefix_words(pattern: str, context: "PermissionContext") -> list[str]:
-    """The literal leading directories of a rule pattern, as path words (``~`` kept), for the
-    facts a remote backend must send before a decision (:func:`_literal_dir` resolves them)."""
-    text = pattern.rstrip("/") or "/"
-    root = (context.project_root or context.cwd).rstrip("/")
-    if text.startswith("//"):
-        words = ["/" + text.lstrip("/")]
-    elif text.startswith("~"):
-        words = [text]
-    elif text.startswith("/"):
-        words = [text, root + text]
-    elif "/" in text:
-        words = [root + "/" + (text[2:] if text.startswith("./") else text)]
-    else:
-        return [root]
-    out = []
-    for word in words:
-        segs = word.split("/")
-        k = next((i for i, seg in enumerate(segs) if _GLOB.search(seg)), len(segs))
-        out.append("/".join(segs[:k]) or "/")
-    return out
-
-
-@lru_cache(maxsize=1024)
-def _compiled(glob: str, broad: bool) -> re.Pattern[str]:
-    body = glob_to_regex(glob)
-    if broad:
-        body += r"(?:/.*)?" if not glob.endswith("/**") else ""
-    try:
-        return re.compile(body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
-    except re.error as exc:  # pragma: no cover - glob_to_regex only emits valid regexes
-        raise ValueError(f"the pattern {glob!r} cannot be compiled: {exc}") from None
-
-
-def _regexes(pattern: str, context: "PermissionContext", broad: bool) -> list[re.Pattern[str]]:
-    """The compiled pattern; deny/ask also read ``/x`` the way Claude Code settings mean it
-    (relative to the project root), so a copied deny rule is not silently void."""
-    out = [_compiled(_pattern_glob(pattern, context), broad)]
-    if (broad and context.project_root and pattern.startswith("/")
-            and not pattern.startswith("//") and pattern != "/"):
-        out.append(_compiled(_pattern_glob("./" + pattern.lstrip("/"), context), broad))
-    return out
-
-
-def _any_match(regexes: list[re.Pattern[str]], canonical: str, lexical: str,
-               broad: bool) -> bool:
-    for regex in regexes:
-        if regex.match(canonical) or (broad and regex.match(lexical)):
-            return True
-    return False
+    return re.sub(r"([*?\[\]\\])", r"\\\1", literal)
 
 
 def path_matches(pattern: str, path: object, context: "PermissionContext", *,
                  broad: bool = False) -> bool:
-    """Does the gitignore-style ``pattern`` match ``path`` (both canonicalised)?
+    """Does the rule ``pattern`` match ``path`` (resolved on the context's facts)?
 
-    By default the glob must match the resolved path itself (``*`` stays in its segment), the
-    reading allow rules get. ``broad=True`` is the deny/ask reading: it also matches below a
-    matched directory, ignores case, tries the unresolved path too and reads ``/x`` both as
-    absolute and as project-relative (:func:`match_path_rule` picks the reading by behavior).
-    Raises ValueError for a path or pattern that cannot be used (see the module docstring).
+    By default the pattern must match the resolved path itself (``*`` stays in its segment),
+    the reading allow rules get. ``broad=True`` is the deny/ask reading (see
+    ``permission/patterns.py``). Raises ValueError for a path or pattern that cannot be used.
     """
-    regexes = _regexes(pattern, context, broad)
-    canonical, lexical = _both(path, context)
-    return _any_match(regexes, canonical, lexical, broad)
+    pattern_globs(pattern, context, broad)  # a broken pattern raises here
+    target = resolve_path(context.cwd if path is None or path == "" else path, context)
+    return target_matches(pattern, target, context, broad=broad)
 
 
 # --- working directories ----------------------------------------------------------------------
@@ -333,64 +233,8 @@ def inside_working_dirs(path: object, context: "PermissionContext") -> bool:
 
 def resolved_matches(pattern: str, target: ResolvedPath, context: "PermissionContext", *,
                      broad: bool, below: bool = False) -> bool:
-    """Does ``pattern`` match the resolved ``target``? ``broad``: the deny/ask reading (see
-    :func:`path_matches`); a target whose place is unknown matches only a pattern without
-    ``/`` (a file name), by its name, and never narrowly. ``below``: the target is a search
-    root, so a narrow (allow) match must cover everything below it, not only the folder."""
-    try:
-        regexes = _regexes(pattern, context, broad)
-    except ValueError:
-        return False
-    if target.status == "unknown":
-        if not broad or "/" in pattern.rstrip("/"):
-            return False
-        name = target.word.rstrip("/").rsplit("/", 1)[-1]
-        return bool(re.fullmatch(glob_to_regex(pattern.rstrip("/")), name, re.IGNORECASE))
-    if not broad and not target.known:
-        return False
-    if below and not broad:
-        # every path below the folder must be covered: try a child and a grandchild whose
-        # names no file can have (``src/*`` covers the first, not the second)
-        child = target.physical.rstrip("/") + "/\x00"
-        return any(r.match(child) and r.match(child + "/\x00") for r in regexes)
-    return _any_match(regexes, target.physical, target.lexical, broad)
-
-
-def search_reaches(pattern: str, target: ResolvedPath, context: "PermissionContext") -> bool:
-    """Would a recursive search of ``target`` traverse something ``pattern`` names below it?
-    Only for patterns anchored at a place (a pattern that is just a file name anywhere is left
-    to the search root itself: a project search is not denied because ``*.env`` files exist;
-    the search tools skip secret files on their own)."""
-    if "/" not in pattern.rstrip("/") and not pattern.startswith("~"):
-        return False
-    try:
-        globs = [_pattern_glob(pattern, context)]
-        if context.project_root and pattern.startswith("/") and not pattern.startswith("//") \
-                and pattern != "/":
-            globs.append(_pattern_glob("./" + pattern.lstrip("/"), context))
-    except ValueError:
-        return False
-    for root in {target.physical, target.lexical}:
-        root_segs = [s for s in root.lower().split("/") if s]
-        for glob in globs:
-            if _glob_below(glob.lower(), root_segs):
-                return True
-    return False
-
-
-def _glob_below(glob: str, root_segs: list[str]) -> bool:
-    """Could ``glob`` (absolute) match a path strictly below the directory ``root_segs``?"""
-    from fnmatch import fnmatchcase
-
-    segs = [s for s in glob.split("/") if s]
-    for i, seg in enumerate(root_segs):
-        if i >= len(segs):
-            return False  # the glob ends above the root: the root itself matches (or not)
-        if segs[i] == "**":
-            return True
-        if not fnmatchcase(seg, segs[i]):
-            return False
-    return len(segs) > len(root_segs)
+    """:func:`patterns.target_matches` (kept here for callers of the file-tool policy)."""
+    return target_matches(pattern, target, context, broad=broad, below=below)
 
 
 # --- the file tools' checks -------------------------------------------------------------------
@@ -508,16 +352,14 @@ def match_path_rule(rule: PermissionRule, path: object, context: "PermissionCont
         return True
     broad = rule.behavior is not PermissionBehavior.ALLOW
     try:
-        regexes = _regexes(rule.specifier, context, broad)
+        pattern_globs(rule.specifier, context, broad)
     except ValueError:
         return False
     try:
         target = resolve_path(context.cwd if path is None or path == "" else path, context)
     except ValueError:
         return broad
-    if not broad and not target.known:
-        return False
-    return _any_match(regexes, target.physical, target.lexical, broad)
+    return target_matches(rule.specifier, target, context, broad=broad)
 
 
 def _too_broad(directory: str, home: str) -> bool:
@@ -535,7 +377,7 @@ def _spec(text: str) -> str | None:
 
 def suggest_path_rules(tool_name: str, path: object,
                        context: "PermissionContext") -> list[PermissionRule]:
-    """One allow rule for the containing directory (``Read(/abs/dir/**)``, or ``Edit(src/**)``
+    """One allow rule for the containing directory (``Read(//abs/dir/**)``, or ``Edit(src/**)``
     relative to the project root), the exact file when that directory would be too broad.
     Never ``**``, ``/**``, ``~/**``, ``/``, the home directory; nothing for sensitive paths."""
     if path in (None, "") and tool_name not in _READ_TOOLS:
@@ -569,18 +411,19 @@ def _suggest_resolved(tool_name: str, target: ResolvedPath, context: "Permission
     if directory in (root, facts.physical_dir(context.cwd)) or _too_broad(directory, real_home):
         if is_dir:
             return []
-        # the exact file: "./name" when it sits below the root, else absolute
+        # the exact file: "./name" when it sits below the root, else "//absolute"
         if canonical != root and _below(canonical, root):
             spec = _spec("./" + os.path.relpath(canonical, root))
         else:
             spec = _spec(canonical)
+            spec = spec and "/" + spec
     elif _below(directory, root):
         rel = os.path.relpath(directory, root)  # "src/**" has a "/": anchored at root
         spec = _spec("./" + rel if rel.startswith("~") else rel)  # "~x/" is not the home
         spec = spec and spec + "/**"
     else:
-        spec = _spec(directory)
-        spec = spec and spec + "/**"
+        spec = _spec(directory)  # "//abs/**": "/abs" would be the project's abs/
+        spec = spec and "/" + spec + "/**"
     if spec is None:
         return []
     try:

@@ -98,13 +98,13 @@ async def test_reads_outside_the_project_share_one_question_and_a_key_gets_its_o
     plain, key = run.pending
     assert (plain.call_id, plain.safety) == ("a", False)
     assert (key.call_id, key.safety) == ("key", True)
-    assert [r.text for r in plain.suggestions] == [f"Read({outside}/**)"]
+    assert [r.text for r in plain.suggestions] == [f"Read(/{outside}/**)"]
     plain.answer("always")
     key.answer("deny", message="never read keys")
     assert await run.wait_done(timeout=10) == "read them"
     assert len(run.asks) == 2  # b.txt was covered by the rule saved for a.txt
     local = (project / ".agenttools" / "settings.local.json").read_text()
-    assert f"Read({outside}/**)" in local
+    assert f"Read(/{outside}/**)" in local
     results = {r.id: r for r in run.tool_results}
     assert "alpha" in results["a"].text and "beta" in results["b"].text
     assert results["key"].state is ToolResultState.DENIED

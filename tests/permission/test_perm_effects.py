@@ -182,7 +182,7 @@ def test_kernel_order_symlink_before_dotdot(tree):
 ])
 def test_a_read_allow_rule_covers_searches_of_its_folder(tree, tool, tool_input, allowed):
     outside = str(tree / "outside")
-    decision = decide(tree, {"allow": [f"Read({outside}/**)"]}, tool, tool_input)
+    decision = decide(tree, {"allow": [f"Read(/{outside}/**)"]}, tool, tool_input)
     assert (decision.behavior is PermissionBehavior.ALLOW) is allowed, decision.trace
 
 
