@@ -7,6 +7,7 @@
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, ISessionContext, Notification } from '@jupyterlab/apputils';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
@@ -39,11 +40,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Agent panel, status-bar mode and question badge, and card handling for ' +
     'jupyter_agenttools.',
   autoStart: true,
-  optional: [IStatusBar, ICommandPalette],
+  optional: [IStatusBar, ICommandPalette, ISettingRegistry],
   activate: (
     app: JupyterFrontEnd,
     statusBar: IStatusBar | null,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    settingRegistry: ISettingRegistry | null
   ) => {
     const model = new AgentToolsModel();
     const kernels = new KernelsModel();
@@ -134,6 +136,25 @@ const plugin: JupyterFrontEndPlugin<void> = {
     void kernels.refresh();
     model.poll(10000);
     kernels.poll(KERNELS_POLL_MS);
+    // schema/plugin.json: refreshInterval (s, 0 = on demand only), sidebarWidth (px). The
+    // kernels' state (the question badge, notifications) is read at least every 2.5 s.
+    if (settingRegistry) {
+      const apply = (settings: ISettingRegistry.ISettings): void => {
+        const seconds = settings.get('refreshInterval').composite as number;
+        model.poll(seconds > 0 ? seconds * 1000 : 0);
+        kernels.poll(seconds > 0 ? Math.min(seconds * 1000, KERNELS_POLL_MS) : 0);
+        const width = settings.get('sidebarWidth').composite as number;
+        panel.node.style.minWidth = `${width}px`;
+      };
+      settingRegistry
+        .load(plugin.id)
+        .then(settings => {
+          apply(settings);
+          settings.changed.connect(apply);
+        })
+        .catch(reason => console.warn('jupyter-agenttools: settings not loaded', reason));
+    }
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
   }
 };
 

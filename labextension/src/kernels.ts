@@ -107,8 +107,12 @@ export class KernelsModel {
     this._changed.emit();
   }
 
+  /** Re-read every `ms` milliseconds; 0 stops (refresh on demand only). */
   poll(ms: number): void {
     window.clearInterval(this._timer);
+    if (ms <= 0) {
+      return;
+    }
     this._timer = window.setInterval(() => {
       if (!document.hidden) {
         void this.refresh();
