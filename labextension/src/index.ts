@@ -154,7 +154,6 @@ const plugin: JupyterFrontEndPlugin<void> = {
         })
         .catch(reason => console.warn('jupyter-agenttools: settings not loaded', reason));
     }
-import { ISettingRegistry } from '@jupyterlab/settingregistry';
   }
 };
 
