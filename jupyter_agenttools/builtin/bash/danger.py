@@ -107,11 +107,10 @@ def _world_writable(mode: str) -> bool:
     if mode.isdigit() and 3 <= len(mode) <= 4 and all(c in "01234567" for c in mode):
         return mode[-1] in "2367"
     for clause in mode.split(","):
-        who = ""
         k = 0
         while k < len(clause) and clause[k] in "ugoa":
-            who += clause[k]
             k += 1
+        who = clause[:k]
         rest = clause[k:]
         if not rest or rest[0] not in "+=":
             continue
