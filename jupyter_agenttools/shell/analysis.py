@@ -12,8 +12,9 @@ commands, ``MAX_WORDS`` words, ``MAX_INNER_CHARS`` characters of inner source pa
 ``MAX_SUFFIX_WORDS`` words after a wrapper whose options were not understood, and before
 parsing ``MAX_EXPANSIONS`` ``$``/backquotes (``MAX_HEREDOC_LINE_EXPANSIONS`` on one line when an
 unquoted here-document is present: tree-sitter-bash's scanner is quadratic there) and
-``MAX_SEPARATORS`` command separators and ``MAX_GROUPS`` parentheses. A command over budget is ``too_complex``: the permission
-layer never allows it. Everything is linear in the length of the command.
+``MAX_SEPARATORS`` command separators and ``MAX_GROUPS`` parentheses. A command over budget
+is ``too_complex``: the permission layer never allows it. Everything is linear in the length
+of the command.
 """
 
 from __future__ import annotations
