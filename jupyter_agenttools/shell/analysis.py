@@ -277,7 +277,7 @@ def _effects(cmd: Command) -> Effects:
         # a key handed to a program that changes things (`python x.py --key ~/.ssh/id_rsa`,
         # a path inside an awk or interpreter program): possible reads the permission layer
         # checks for keys and credentials
-        maybe_reads(argv, e)
+        maybe_reads(argv, e, detail="guess")
     variables: list[str] = []
     for w in argv:
         if w.vars:
