@@ -13,8 +13,13 @@ from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
 from .._files import default_backend
 from .effects import path_effects as _path_effects
-from .policy import (bash_check_permissions, bash_is_read_only, bash_match_allow_rules,
-                     bash_match_rule, bash_suggest_rules)
+from .policy import (
+    bash_check_permissions,
+    bash_is_read_only,
+    bash_match_allow_rules,
+    bash_match_rule,
+    bash_suggest_rules,
+)
 
 if TYPE_CHECKING:
     from ...backends.base import BackendBase
