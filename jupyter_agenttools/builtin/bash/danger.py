@@ -96,12 +96,12 @@ def _place_danger(q: str, home: str, bases: tuple[str, ...], plan: Plan,
                 ("file system" if q == "/" else "home directory"))
     if q in SYSTEM_DIRS:
         return (DENY, f"{what} of the system directory {q}")
-    if below(home, q):
-        return (DENY, f"{what} of {q}, which contains your home directory")
     if os.path.dirname(q) == "/":
         return (ASK, f"{what} of the top-level directory {q}")
     if any(below(c, q) for c in bases) or below(plan.cwd, q):
         return (ASK, f"{what} of {q}: the working directory or one of its parents")
+    if below(home, q):
+        return (DENY, f"{what} of {q}, which contains your home directory")
     if os.path.basename(q) == ".git" or "/.git/" in q:
         return (ASK, f"{what} of {q}: the repository's history")
     if ("/" + q.split("/", 2)[1]) in SYSTEM_DIRS and not q.startswith(home + "/"):
