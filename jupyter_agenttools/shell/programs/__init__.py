@@ -44,8 +44,9 @@ from .wrappers import (
 )
 
 __all__ = ["classify", "program_name", "known_programs", "read_only_programs", "vetoed_options",
-           "SHELLS", "POSIX_SHELLS", "INTERPRETERS", "WRAPPERS", "TRANSPARENT", "NETWORK", "DOWNLOADERS", "CONFIG",
-           "SAFE_WITH_ANY_ARGUMENTS", "SYSTEM_BIN_DIRS", "secret_printer"]
+           "SHELLS", "POSIX_SHELLS", "INTERPRETERS", "WRAPPERS", "TRANSPARENT", "NETWORK",
+           "DOWNLOADERS", "CONFIG", "SAFE_WITH_ANY_ARGUMENTS", "SYSTEM_BIN_DIRS",
+           "secret_printer"]
 
 # A program given by absolute path in these directories is the system program of that name.
 SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")
