@@ -8,8 +8,8 @@ rules to writes, deletes and permission changes, and the protected tier to every
 decided at run time (``cat $F``) has no effect here: the command is not read-only and asks.
 Names and metadata (``ls``, ``stat``) count as reads, as for the file tools (Read rules
 apply to listings, and the engine treats listing a secret directory like reading it); a
-recursive listing (``find``) is a search. Possible reads (a path-looking argument of a program the table does not know) count
-too: a deny rule then catches ``python x.py data/secret/a.csv``.
+recursive listing (``find``) is a search. Possible reads (a path-looking argument of a program
+the table does not know) count too: a deny rule then catches ``python x.py data/secret/a.csv``.
 """
 
 from __future__ import annotations
