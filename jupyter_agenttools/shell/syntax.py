@@ -19,6 +19,7 @@ from __future__ import annotations
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from .effects import Effects
 from .words import (
     DYNAMIC,
     GLOB,
@@ -196,7 +197,7 @@ class Command:
     via: int | None = None
     depth = 0
     cds = 0
-    effects = None
+    effects: Effects | None = None  # set by the analysis (shell.analysis)
     index = -1
     read_only = False  # this command and everything it runs only read
     suffix = False  # one of the suffixes of a wrapper whose options were not parsed
