@@ -43,7 +43,7 @@ from _common import REPO, Skip
 
 ABOUT = ("agenttools hook <agent>: one call end to end in a subprocess (CPU and wall), per "
          "agent and allow/ask/deny, before vs after, above the python -c pass floor")
-BEFORE_COMMIT = "10cdd3a"  # main before the hook was made fast
+BEFORE_COMMIT = "56e5b1c"  # main before the hook was made fast
 ENTRY = "import sys; from jupyter_agenttools.cli import main; sys.exit(main())"
 #: modules a hook call must not need (their presence is reported)
 HEAVY = ("asyncio", "openai", "mcp", "jupyter_server", "jsonschema", "ipywidgets", "IPython",
@@ -397,6 +397,7 @@ def run(quick: bool = False) -> dict:
                 own_after = max(row["after_own_cpu_ms"], 0.1)
                 row["own_cpu_ratio"] = round(row["before_own_cpu_ms"] / own_after, 1)
                 row["cpu_ratio"] = round(row["before_cpu_ms"] / row["after_cpu_ms"], 2)
+                row["wall_ratio"] = round(row["before_wall_ms"] / row["after_wall_ms"], 2)
                 table["cases"][case[0]] = row
             figures[mode] = table
         floor_modules = set(_imports([sys.executable, "-c", "pass"],
@@ -431,7 +432,8 @@ def summary(figures: dict) -> str:
         for label, row in table["cases"].items():
             lines.append(f"  {label:<27} {row['before_own_cpu_ms']:>6.1f} → "
                          f"{row['after_own_cpu_ms']:>5.1f} ms  (x{row['own_cpu_ratio']}; "
-                         f"wall {row['before_wall_ms']:.0f} → {row['after_wall_ms']:.0f} ms)")
+                         f"wall {row['before_wall_ms']:.0f} → {row['after_wall_ms']:.0f} ms, "
+                         f"x{row['wall_ratio']})")
     imports = figures.get("imports", {})
     for tree_name, entries in imports.items():
         if entries:
@@ -439,6 +441,10 @@ def summary(figures: dict) -> str:
             lines.append(f"{tree_name}: {e['case']} imports {e['modules_beyond_floor']} modules "
                          f"beyond the floor ({e['ours']} ours); heavy: "
                          f"{', '.join(e['heavy']) or 'none'}")
+            top = list(e.get("top_self_ms", {}).items())[:6]
+            if top:
+                lines.append("  top self ms (-X importtime): "
+                             + ", ".join(f"{m} {ms}" for m, ms in top))
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterable
 
+from .. import builtin  # loads no tool: each tool's module loads on first use of its name
 from ..errors import ToolNotFound
 from .engine import PermissionEngine
 from .types import PermissionContext, PermissionDecision, PermissionMode, PermissionRule
@@ -24,14 +25,14 @@ __all__ = ["check", "prepare", "builtin_tool", "builtin_names"]
 #: the built-in tools made so far (for permission decisions: nothing is executed with them)
 _BUILTIN: dict[str, "Tool"] = {}
 _BUILTIN_LOCK = threading.Lock()
+#: the names ``builtin.notebook.notebook_tools()`` makes (known here without loading the Python
+#: analysis; tests/hooks/test_hook_imports.py checks the two agree)
 _NOTEBOOK_TOOLS = ("NotebookRead", "NotebookEdit", "RunCode", "Inspect")
 
 
 def _make(name: str) -> "Tool | None":
     """Make the built-in tool ``name``, loading only its own modules: ``agenttools hook`` runs
     before every call of another agent, and a Read must not pay for the shell analysis."""
-    from .. import builtin  # lazy: each tool's module loads on first use of its name
-
     if name in builtin.TOOL_MODULES:
         return getattr(builtin, name)()
     if name in _NOTEBOOK_TOOLS:
@@ -48,8 +49,6 @@ def _make(name: str) -> "Tool | None":
 
 def _builtins() -> dict[str, "Tool"]:
     """Every built-in tool (all their modules load)."""
-    from .. import builtin  # lazy: see _make
-
     for name in (*builtin.TOOL_MODULES, *_NOTEBOOK_TOOLS):
         builtin_tool(name)
     return dict(_BUILTIN)

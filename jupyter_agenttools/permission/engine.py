@@ -14,6 +14,7 @@ propagates.
 from __future__ import annotations
 
 import os
+import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import DeveloperOrientedException, SettingsError
@@ -158,7 +159,7 @@ class PermissionEngine:
             audit = AuditLog(audit)
         self.audit = audit
         self._audit_failed = False
-        self.session = session or os.urandom(6).hex()  # 12 random hex digits
+        self.session = session or uuid.uuid4().hex[:12]
         self._mode: PermissionMode | None = None if mode is None else PermissionMode.parse(mode)
         if context is None:
             root = str(settings.project_root) if settings is not None else None

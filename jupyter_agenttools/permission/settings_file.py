@@ -148,7 +148,7 @@ COMPILED_VALIDATOR = Path(__file__).with_name("_settings_validator.py")
 
 
 def _compiled_validator() -> Any:
-    try:
+    try:  # lazy: loaded with the first validation, as fastjsonschema is
         from . import _settings_validator as compiled
     except ImportError:  # not generated, or by a newer fastjsonschema than installed
         return None
