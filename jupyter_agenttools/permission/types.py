@@ -271,7 +271,8 @@ def _set_suggestions(self: PermissionDecision, value: list[PermissionRule]) -> N
 
 # a property over the dataclass field: __init__, replace(), ==, repr and to_dict() all go
 # through it, so a lazily built list looks exactly like one given at construction
-setattr(PermissionDecision, "suggestions", property(_get_suggestions, _set_suggestions))
+PermissionDecision.suggestions = property(  # type: ignore[assignment]
+    _get_suggestions, _set_suggestions)
 
 
 @dataclass(frozen=True)
