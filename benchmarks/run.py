@@ -31,6 +31,8 @@ BENCHMARKS = {
     "load": "bench_load",
     "big-output": "bench_big_output",
     "backends": "bench_backends",
+    "sandbox": "bench_sandbox",
+    "process-tree": "bench_process_tree",
 }
 
 

@@ -141,6 +141,14 @@ def _sub_cancel(line):
     """Cancel runs."""
 
 
+@magic_arguments("agent sandbox")
+@argument("state", nargs="?", choices=("on", "off", "status"), default="status")
+@argument("--network", choices=("on", "off"), default=None,
+          help="let sandboxed commands reach the network (off: a namespace with loopback only)")
+def _sub_sandbox(line):
+    """Run Bash in bubblewrap (on), not (off), or show what is in force (status)."""
+
+
 @magic_arguments("%agent")
 @argument("--mode", default=None, choices=MODES, help="mode for this run only")
 @argument("--model", default=None, help="model spec or variable for this run")
@@ -155,6 +163,7 @@ SUBCOMMANDS: dict[str, Callable] = {
     "group": _sub_group, "skill": _sub_skill, "mcp": _sub_mcp, "model": _sub_model,
     "backend": _sub_backend, "check": _sub_check, "pending": _sub_pending,
     "answer": _sub_answer, "audit": _sub_audit, "cancel": _sub_cancel,
+    "sandbox": _sub_sandbox,
 }
 
 
@@ -451,6 +460,46 @@ class AgentMagics(Magics):
             return
         print(f"backend: {type(s.backend).__name__}")
 
+    def _do_sandbox(self, rest: str) -> Table:
+        args = _parse(_sub_sandbox, rest)
+        s = self.session
+        override = dict(s.config.sandbox)
+        if args.state in ("on", "off"):
+            override["enabled"] = args.state == "on"
+        if args.network:
+            override["network"] = args.network == "on"
+        if override != s.config.sandbox:
+            previous = s.config.sandbox
+            s.config.sandbox = override
+            policy = s.sandbox_policy()
+            for key in ("enabled", "network"):
+                wanted = override.get(key)
+                if wanted is not None and getattr(policy, key) != wanted:
+                    s.config.sandbox = previous
+                    raise UsageError(
+                        f"sandbox {key} stays {str(getattr(policy, key)).lower()}: the "
+                        f"{policy.sources.get(key, 'managed')} settings decide it")
+        policy = s.sandbox_policy()
+        status = s.sandbox.status(s.backend)
+        if status.enabled and status.available is None:
+            available = "checked before the first command (another kernel)"
+        elif status.enabled:
+            available = "yes" if status.available else f"NO: {status.reason}"
+        else:
+            available = "-"
+        rows = [
+            ["enabled", _yes(policy.enabled), policy.sources.get("enabled", "default")],
+            ["available", available, type(s.backend).__name__],
+            ["network", _yes(policy.network), policy.sources.get("network", "default")],
+            ["required", _yes(policy.required), policy.sources.get("required", "default")],
+            ["writable", ", ".join(s.sandbox.working_directories() + policy.writable),
+             "working directories + settings"],
+            ["hidden", ", ".join(policy.hidden) or "-", "besides ~/.ssh, ~/.aws, .env… "
+                                                       "(permission/sensitive.py)"],
+            ["env_allow", ", ".join(policy.env_allow) or "-", "besides PATH, HOME, LANG…"],
+        ]
+        return Table(["sandbox", "value", "from"], rows, title="Bash sandbox")
+
     def _start_remote(self, args: Any) -> None:
         """Start (or reach) the other kernel in the background; the status line says when the
         built-in tools run there (``await current_session().ready()`` waits for it)."""
@@ -581,6 +630,10 @@ class AgentMagics(Magics):
         self.shell.user_ns[name] = run
         display(panel)
         return run if waiting else None
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
 
 
 def _source(session: Any, source: str | None) -> str:

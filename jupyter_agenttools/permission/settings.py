@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from ..backends.sandbox_settings import SandboxSettingsError, parse_sandbox_settings
 from ..errors import RuleSyntaxError, SettingsError
 from .rules import load_rule
 from .types import PermissionBehavior, PermissionMode, PermissionRule
@@ -81,6 +82,8 @@ class LayerSettings:
     mode: PermissionMode | None = None
     rules: list[PermissionRule] = field(default_factory=list)
     additional_directories: list[str] = field(default_factory=list)
+    #: the checked ``sandbox`` object (backends/sandbox_settings.py), {} when absent
+    sandbox: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -91,6 +94,12 @@ class MergedSettings:
     rules: list[PermissionRule] = field(default_factory=list)
     additional_directories: tuple[str, ...] = ()
     by_layer: dict[str, LayerSettings] = field(default_factory=dict)
+
+    @property
+    def sandbox_layers(self) -> dict[str, dict[str, Any]]:
+        """Each layer's ``sandbox`` object (merged by sandbox_settings.merge_sandbox_layers,
+        which knows which layers may loosen it)."""
+        return {name: ls.sandbox for name, ls in self.by_layer.items() if ls.sandbox}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +146,10 @@ def _parse_layer(layer: str, path: Path, data: dict[str, Any], text: str | None,
                  base_dir: Path) -> LayerSettings:
     """Validate a settings object; every problem is a SettingsError with file and line."""
     ls = LayerSettings(layer, path, exists=text is not None)
+    try:
+        ls.sandbox = parse_sandbox_settings(data.get("sandbox"), "'sandbox'")
+    except SandboxSettingsError as exc:
+        raise SettingsError(path, str(exc), _line_of(text, '"sandbox"')) from None
     perms = data.get("permissions", {})
     if perms is None:
         return ls
