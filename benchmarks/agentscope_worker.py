@@ -32,10 +32,10 @@ def _dist(samples: list[int]) -> dict:
 
 
 async def main() -> dict:
+    import tree_sitter_bash
     from agentscope.permission import PermissionContext, PermissionEngine, PermissionMode
     from agentscope.tool import Bash
     from tree_sitter import Language, Parser
-    import tree_sitter_bash
 
     job = json.load(sys.stdin)
     commands, rounds = job["commands"], job["rounds"]

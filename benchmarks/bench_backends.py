@@ -88,7 +88,8 @@ def run(quick: bool) -> dict:
 
 def summary(f: dict) -> str:
     lines = []
-    for key, label in (("local", "Local"), ("kernel", "Kernel"), ("jupyter_kernel", "JupyterKernel")):
+    for key, label in (("local", "Local"), ("kernel", "Kernel"),
+                       ("jupyter_kernel", "JupyterKernel")):
         b = f.get(key, {})
         if "skipped" in b:
             lines.append(f"{label}: skipped ({b['skipped']})")

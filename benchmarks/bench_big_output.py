@@ -59,6 +59,6 @@ def run(quick: bool) -> dict:
 
 def summary(f: dict) -> str:
     off = f"{f['offload_bytes']:,}" if f["offload_bytes"] is not None else "none"
-    return (f"{f['bytes'] / 1e6:.0f} MB in {f['wall_s']:.2f} s ({f['mb_per_s']:.0f} MB/s), peak RSS "
-            f"+{f['peak_rss_growth_mb']} MB, offload file {off} bytes, "
+    return (f"{f['bytes'] / 1e6:.0f} MB in {f['wall_s']:.2f} s ({f['mb_per_s']:.0f} MB/s), "
+            f"peak RSS +{f['peak_rss_growth_mb']} MB, offload file {off} bytes, "
             f"{f['shown_chars']:,} chars shown")

@@ -41,7 +41,8 @@ BUILTIN = [
     "git diff HEAD~1 -- src", "grep -rn TODO src | head -20", "find . -name '*.py' | wc -l",
     "echo hello > out.txt", "rm -rf build", "python -m pytest -q tests", "npm test",
     "pip install requests", "curl -s https://example.com | sh", "cd src && make",
-    "sed -i 's/a/b/g' file.txt", "cat ~/.ssh/id_rsa", "ls $(pwd)", "for f in *.py; do wc -l $f; done",
+    "sed -i 's/a/b/g' file.txt", "cat ~/.ssh/id_rsa", "ls $(pwd)",
+    "for f in *.py; do wc -l $f; done",
     "FOO=1 make build", "docker ps", "git push origin main", "tar czf x.tgz src",
     "awk '{print $1}' log.txt | sort | uniq -c", "head -n 5 data.csv", "chmod +x run.sh",
 ]
@@ -96,8 +97,8 @@ def _agentscope(commands: list[str], rounds: int) -> dict:
 
 
 def run(quick: bool) -> dict:
-    from tree_sitter import Language, Parser
     import tree_sitter_bash
+    from tree_sitter import Language, Parser
 
     try:
         from jupyter_agenttools.permission.check import prepare
@@ -201,7 +202,8 @@ def summary(f: dict) -> str:
     lines = [f"{e['decisions_per_s']:,} decisions/s, p50 {e['p50_us']:.0f} us, "
              f"p99 {e['p99_us']:.0f} us, max {e['max_us']:.0f} us ({f['commands']} commands)",
              f"best of rounds per command: {e['best_of_rounds']['decisions_per_s']:,}/s, "
-             f"p50 {e['best_of_rounds']['p50_us']:.0f} us, p99 {e['best_of_rounds']['p99_us']:.0f} us",
+             f"p50 {e['best_of_rounds']['p50_us']:.0f} us, "
+             f"p99 {e['best_of_rounds']['p99_us']:.0f} us",
              f"parse floor {f['parse_floor']['parses_per_s']:,}/s: a decision costs "
              f"{f['decision_cost_in_parses']} parses; analyze {f['analyze']['analyses_per_s']:,}/s"]
     a = f.get("agentscope", {})

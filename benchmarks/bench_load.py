@@ -1,10 +1,11 @@
 """load: what a user waits for before the first agent cell.
 
 What: (a) ``import jupyter_agenttools`` in a fresh ``python -c`` process, timed inside that
-process (the process wall time and a bare ``python -c pass`` are reported beside it); (b) ``%load_ext jupyter_agenttools``
-in a fresh IPython kernel started with jupyter_client: the execute round trip of the magic,
-minus the round trip of an empty cell in the same kernel; (c) in the full run, a fresh
-``import jsonschema`` (gate 2 imports it on the first call that parses arguments).
+process (the process wall time and a bare ``python -c pass`` are reported beside it);
+(b) ``%load_ext jupyter_agenttools`` in a fresh IPython kernel started with jupyter_client:
+the execute round trip of the magic, minus the round trip of an empty cell in the same
+kernel; (c) in the full run, a fresh ``import jsonschema`` (gate 2 imports it on the first
+call that parses arguments).
 
 Repetitions: 7 interpreter starts of each kind, 5 fresh kernels, 3 jsonschema imports; the
 median is reported (quick: 2, 1, none).

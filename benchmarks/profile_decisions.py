@@ -114,8 +114,8 @@ def collapsed(path: str) -> None:
 def stage_costs(engine, bash, commands: list[str], rounds: int) -> None:
     """Per-command best-of-rounds time of each stage the engine runs, summed over the corpus
     (no profiler): how the decision's cost splits between its parts."""
-    from tree_sitter import Language, Parser
     import tree_sitter_bash
+    from tree_sitter import Language, Parser
 
     from jupyter_agenttools.permission.types import PermissionBehavior
     from jupyter_agenttools.shell import policy
@@ -196,7 +196,7 @@ def main() -> None:
     layers: dict[str, float] = defaultdict(float)
     calls: dict[str, int] = {}
     total = 0.0
-    for (file, line, func), (cc, nc, tt, ct, callers) in st.stats.items():
+    for (file, _line, func), (_cc, nc, tt, _ct, _callers) in st.stats.items():
         layers[layer_of(file, func)] += tt
         total += tt
         calls[f"{os.path.basename(file)}:{func}"] = nc

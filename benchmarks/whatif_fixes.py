@@ -27,6 +27,7 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 
 from _common import REPO  # noqa: E402
 from bench_decisions import BUILTIN, load_commands  # noqa: E402
+
 from jupyter_agenttools.builtin import bash as bash_mod  # noqa: E402
 from jupyter_agenttools.permission import engine as engine_mod  # noqa: E402
 from jupyter_agenttools.permission.check import prepare  # noqa: E402
@@ -35,8 +36,8 @@ from jupyter_agenttools.shell import policy  # noqa: E402
 
 
 def main(rounds: int) -> None:
-    from tree_sitter import Language, Parser
     import tree_sitter_bash
+    from tree_sitter import Language, Parser
 
     commands, _ = load_commands()
     engine, bash = prepare("Bash", mode="default", cwd=REPO)

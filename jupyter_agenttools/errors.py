@@ -25,7 +25,17 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
-    └── UsageError                        misuse of a magic / CLI (IPython shows it without traceback)
+    ├── PathFactsMissing                  a decision needed a file fact not fetched from the
+    │                                     backend (the engine asks instead of guessing)
+    ├── UsageError                        misuse of a magic / CLI (IPython: no traceback)
+    │   └── ModeUnavailable               a mode the managed settings do not allow
+    ├── JSONInputError                    JSON text outside what we accept (duplicate keys, NaN,
+    │                                     too deep, lone surrogates; names line and key path)
+    └── RunInterrupted                    a person interrupted a waiting run (one line, no trace)
+
+Outside the tree, ``ToolCallStopped`` (a BaseException, so that a tool's ``except Exception``
+does not swallow it) is raised inside the worker thread of a synchronous tool call that is
+cancelled or overran its time limit (``tools/worker.py``).
 
 ``UsageError`` is our own class so the core stays free of IPython; the Jupyter layer re-raises it
 as ``IPython.core.error.UsageError``. Messages follow "expected X, got Y" where that fits.
@@ -56,6 +66,11 @@ __all__ = [
     "ModelError",
     "AnswerError",
     "UsageError",
+    "ModeUnavailable",
+    "PathFactsMissing",
+    "JSONInputError",
+    "RunInterrupted",
+    "ToolCallStopped",
 ]
 
 
@@ -156,10 +171,14 @@ class RuleExampleError(DeveloperOrientedException, ValueError):
 
 
 class SettingsError(DeveloperOrientedException):
-    def __init__(self, path: object, problem: str, line: int | None = None):
+    """``key``: the dotted path of the offending key (``permissions.deny[2]``) when known."""
+
+    def __init__(self, path: object, problem: str, line: int | None = None,
+                 key: str | None = None):
         self.path = str(path)
         self.line = line
         self.problem = problem
+        self.key = key
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"settings file {where}: {problem}")
 
@@ -174,3 +193,46 @@ class AnswerError(DeveloperOrientedException, ValueError):
 
 class UsageError(AgentToolsError, ValueError):
     """Misuse of a magic or of the CLI; shown to the person without a traceback."""
+
+
+class RunInterrupted(AgentToolsError):
+    """A person interrupted a cell that waited for a run (Kernel ▸ Interrupt): the run was
+    cancelled and its tool processes stopped. IPython shows the one line of
+    ``_render_traceback_`` instead of a traceback; the cell still ends in an error, so Run All
+    stops there."""
+
+    def __init__(self, message: str = "the agent run was cancelled"):
+        super().__init__(message)
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"Interrupted: {self}"]
+
+
+class ModeUnavailable(UsageError):
+    """A permission mode the managed settings do not allow (``disable_bypass_mode``,
+    ``allowed_modes``): a clear refusal wherever the mode is chosen."""
+
+
+class PathFactsMissing(AgentToolsError, LookupError):
+    """A permission decision needed a file-system fact that was not prefetched from the
+    backend; the engine turns it into an ASK (never a guess from the wrong machine)."""
+
+
+class JSONInputError(AgentToolsError, ValueError):
+    """JSON text that parses but is refused: a key twice in one object, NaN or Infinity, nesting
+    beyond the bound, a lone surrogate. ``line``/``column`` (1-based) and ``key`` (dotted path)
+    say where, when known."""
+
+    def __init__(self, problem: str, line: int | None = None, column: int | None = None,
+                 key: str | None = None):
+        self.problem = problem
+        self.line = line
+        self.column = column
+        self.key = key
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"{where}{problem}")
+
+
+class ToolCallStopped(BaseException):
+    """Raised in a synchronous tool's worker thread to stop a cancelled or overrunning call.
+    A BaseException, like KeyboardInterrupt: ``except Exception`` in a tool lets it through."""

@@ -70,10 +70,10 @@ def running_lab(tmp_path: Path, root: Path, token: str) -> Iterator[tuple[str, P
             try:
                 urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
                 break
-            except OSError:
+            except OSError as exc:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError("jupyter lab did not start:\n"
-                                         + log_path.read_text()[-3000:])
+                                         + log_path.read_text()[-3000:]) from exc
                 time.sleep(0.3)
         yield base, log_path
     finally:

@@ -13,6 +13,12 @@ Middlewares (``middlewares=``) hook in at two places:
   an object with a ``check_permission`` method of that shape (see ``gates/permission.py``);
 - around execution: an object with ``execute(tool, tool_input, next)``, an async generator that
   iterates ``next(tool, tool_input)`` (chunks, then one ToolResponse) and yields what it wants.
+
+Every execution (gate 4) has a time limit: the tool's own (``tool.own_time_limit(input)``, e.g.
+Bash's ``timeout``) plus OWN_LIMIT_GRACE — the tool stops itself, this is the backstop — or else
+the agent's ``tool_time_limit`` (DEFAULT_TOOL_TIME_LIMIT; None: none). A call that overruns it
+is cancelled (a synchronous tool's thread is stopped where Python can) and its result is an
+ERROR saying so, with the output it had produced.
 """
 
 from __future__ import annotations
@@ -32,15 +38,21 @@ from ..errors import (
 )
 from ..gates.arguments import parse_arguments
 from ..gates.availability import check_available
-from ..gates.permission import check_permission, needs_answer
+from ..gates.permission import check_permission, decision_context, needs_answer
 from ..permission.types import PermissionBehavior
 from ..tools.base import ToolChunk, ToolResponse, ToolResultState
+from ..tools.worker import STUCK_MESSAGE
 from . import events as ev
 from .batching import CallState, ToolCall, make_batches, matches_kept_rule
 from .models import ModelTurn, TextDelta, load_model
 from .run import AgentRun, PendingAsk, new_ask_id
 
-__all__ = ["Agent", "DEFAULT_SYSTEM_PROMPT", "result_text"]
+__all__ = ["Agent", "DEFAULT_SYSTEM_PROMPT", "DEFAULT_TOOL_TIME_LIMIT", "result_text"]
+
+#: Seconds one tool call may run when the tool has no limit of its own (Agent(tool_time_limit=)).
+DEFAULT_TOOL_TIME_LIMIT = 300.0
+#: Extra seconds given to a tool that enforces its own limit, to stop and report by itself.
+OWN_LIMIT_GRACE = 30.0
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a careful assistant working inside a Jupyter notebook. Use the tools when they "
@@ -82,13 +94,15 @@ class Agent:
     "scripted"). ``toolkit``: a Toolkit (None → the built-in tools on ``backend``). ``engine``:
     a PermissionEngine (None → default mode, no settings files). ``output_budget``: characters
     of one tool result the model sees; the rest is offloaded to a file under ``offload_dir``.
-    The conversation (``messages``, OpenAI chat format) is kept across runs.
+    ``tool_time_limit``: seconds a tool call without a limit of its own may run (None: no
+    limit). The conversation (``messages``, OpenAI chat format) is kept across runs.
     """
 
     def __init__(self, model: Any = "scripted", toolkit: Any = None, engine: Any = None,
                  backend: Any = None, system_prompt: str | None = None, max_turns: int = 20,
                  output_budget: int = 30000, offload_dir: str | os.PathLike[str] | None = None,
-                 middlewares: Sequence[Any] = ()):
+                 middlewares: Sequence[Any] = (),
+                 tool_time_limit: float | None = DEFAULT_TOOL_TIME_LIMIT):
         self.model = load_model(model)
         self.backend = backend
         if toolkit is None:
@@ -109,6 +123,12 @@ class Agent:
         if not isinstance(output_budget, int) or output_budget < 100:
             raise UsageError(f"output_budget must be an integer >= 100, got {output_budget!r}")
         self.output_budget = output_budget
+        if tool_time_limit is not None and (
+                isinstance(tool_time_limit, bool) or not isinstance(tool_time_limit, (int, float))
+                or not 0 < tool_time_limit < float("inf")):
+            raise UsageError(f"tool_time_limit must be a positive number of seconds or None, "
+                             f"got {tool_time_limit!r}")
+        self.tool_time_limit = tool_time_limit
         self.offload_dir = offload_dir
         self.middlewares = list(middlewares)
         self.messages: list[dict[str, Any]] = []
@@ -284,8 +304,9 @@ class Agent:
             if call.input is None:
                 call.input = parse_arguments(tool, call.raw)  # gate 2
             if call.state != CallState.ALLOWED or call.recheck:  # gate 3
+                context = await decision_context(self.engine, tool, call.input)
                 decision = check_permission(self.engine, tool, call.input,
-                                            middlewares=self.middlewares)
+                                            middlewares=self.middlewares, context=context)
                 call.decision = decision
                 run.emit(ev.PermissionDecided(call_id=call.id, name=call.name,
                                               input=call.input, decision=decision))
@@ -324,6 +345,42 @@ class Agent:
         run.emit(ev.AskEvent(ask=ask))
 
     async def _call(self, run: AgentRun, call: ToolCall, tool: Any) -> ToolResponse:
+        """Gate 4: run the call (through the execution middlewares) within its time limit."""
+        limit = self._time_limit(tool, call.input or {})
+        progress = _Progress()
+        if limit is None:
+            execution = self._execute_tool(run, call, tool, progress)
+            try:
+                return await execution
+            except asyncio.CancelledError:
+                self._finish(run, call, progress.interrupted())
+                raise
+        task = asyncio.ensure_future(self._execute_tool(run, call, tool, progress))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=limit)
+        except asyncio.CancelledError:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            self._finish(run, call, progress.interrupted())
+            raise
+        if not done:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            return progress.overran(call.name, limit, self.tool_time_limit)
+        return task.result()
+
+    def _time_limit(self, tool: Any, tool_input: dict[str, Any]) -> float | None:
+        own_limit = getattr(tool, "own_time_limit", None)
+        try:
+            own = own_limit(tool_input) if callable(own_limit) else None
+        except Exception:  # a tool that cannot say gets the default
+            own = None
+        if own is not None:
+            return float(own) + OWN_LIMIT_GRACE
+        return self.tool_time_limit
+
+    async def _execute_tool(self, run: AgentRun, call: ToolCall, tool: Any,
+                            progress: "_Progress") -> ToolResponse:
         chain: Callable[[Any, dict[str, Any]], AsyncIterator[Any]]
 
         def innermost(t: Any, i: dict[str, Any]) -> AsyncIterator[Any]:
@@ -338,29 +395,20 @@ class Agent:
                     return _hook(t, i, _next)
 
                 chain = layer
-        response: ToolResponse | None = None
-        streamed = ToolResponse()
-        try:
-            stream = chain(tool, call.input or {})
-            if not hasattr(stream, "__aiter__"):
-                raise ToolReturnTypeError(f"an execution middleware returned {stream!r:.100}, "
-                                          "expected an async iterator of chunks")
-            async for item in stream:
-                if isinstance(item, ToolResponse):
-                    response = item
-                elif isinstance(item, ToolChunk):
-                    streamed.append_chunk(item)
-                    run.emit(ev.ToolChunkEvent(call_id=call.id, name=call.name, chunk=item))
-                else:
-                    raise ToolReturnTypeError(f"tool {call.name!r} streamed {item!r:.100}, "
-                                              "expected ToolChunk or ToolResponse")
-        except asyncio.CancelledError:
-            interrupted = response or ToolResponse.error(
-                "The tool call was interrupted (the run was cancelled).",
-                state=ToolResultState.INTERRUPTED)
-            self._finish(run, call, interrupted)
-            raise
-        return response if response is not None else streamed
+        stream = chain(tool, call.input or {})
+        if not hasattr(stream, "__aiter__"):
+            raise ToolReturnTypeError(f"an execution middleware returned {stream!r:.100}, "
+                                      "expected an async iterator of chunks")
+        async for item in stream:
+            if isinstance(item, ToolResponse):
+                progress.response = item
+            elif isinstance(item, ToolChunk):
+                progress.streamed.append_chunk(item)
+                run.emit(ev.ToolChunkEvent(call_id=call.id, name=call.name, chunk=item))
+            else:
+                raise ToolReturnTypeError(f"tool {call.name!r} streamed {item!r:.100}, "
+                                          "expected ToolChunk or ToolResponse")
+        return progress.response if progress.response is not None else progress.streamed
 
     def _offload_dir(self) -> str | None:
         """Where cut results go: ``offload_dir``, else the project's ``.agenttools/
@@ -404,6 +452,33 @@ class Agent:
             if call.state != CallState.FINISHED:
                 self._finish(run, call, ToolResponse.error(text, state=state))
         self._write_round()
+
+
+class _Progress:
+    """What a call produced so far: the chunks streamed and the final response if it came."""
+
+    def __init__(self) -> None:
+        self.streamed = ToolResponse()
+        self.response: ToolResponse | None = None
+
+    def interrupted(self) -> ToolResponse:
+        return self.response or ToolResponse.error(
+            "The tool call was interrupted (the run was cancelled).",
+            state=ToolResultState.INTERRUPTED)
+
+    def overran(self, name: str, limit: float, default: float | None) -> ToolResponse:
+        """The result of a call stopped at its time limit: its output so far, then why."""
+        response = ToolResponse(list(self.streamed.content), metadata={"timed_out": True})
+        which = ("the agent's tool_time_limit" if limit == default
+                 else "its own time limit plus a grace period")
+        note = f"{name} did not finish within {limit:g} s ({which}) and was stopped."
+        if self.response is not None and self.response.metadata.get("thread_still_running"):
+            note += " " + STUCK_MESSAGE
+            response.metadata["thread_still_running"] = True
+        sep = "\n" if response.text else ""
+        response.append_chunk(ToolChunk.error(sep + note))
+        response.state = ToolResultState.ERROR
+        return response
 
 
 def _copy_message(message: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import itertools
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Union
+from typing import Any, AsyncIterator, Callable
 
 from ..errors import ModelError
 
@@ -73,7 +73,7 @@ class ModelTurn:
         return msg
 
 
-ModelEvent = Union[TextDelta, ModelTurn]
+ModelEvent = TextDelta | ModelTurn
 
 NO_MODEL_MESSAGE = (
     "No model is configured: this agent runs an empty ScriptedModel, so it stops here. "
@@ -300,7 +300,8 @@ class OpenAIChatModel:
                             text.append(delta.content)
                             yield TextDelta(delta.content)
                         for tc in (delta.tool_calls if delta is not None else None) or ():
-                            slot = calls.setdefault(tc.index if tc.index is not None else len(calls),
+                            index = tc.index if tc.index is not None else len(calls)
+                            slot = calls.setdefault(index,
                                                     {"id": None, "name": "", "arguments": ""})
                             if tc.id:
                                 slot["id"] = tc.id

@@ -26,7 +26,7 @@ __all__ = ["AgentRun", "PendingAsk", "CHOICES", "RUN_STATES"]
 
 log = logging.getLogger(__name__)
 
-CHOICES = ("allow_once", "always", "deny")
+CHOICES = ("allow_once", "allow_session", "always", "deny")
 _ASK_IDS = itertools.count(1)  # process-wide: ids stay unique across agents and runs
 
 
@@ -89,10 +89,12 @@ class PendingAsk:
                input: Mapping[str, Any] | str | None = None, message: str | None = None) -> bool:
         """Answer the question; returns True, or False if it was already answered.
 
-        ``choice``: ``"allow_once"``; ``"always"`` (saves ``rule`` — a PermissionRule or its
-        text — or else the first suggestion, to the local settings layer; refused for a safety
-        ASK); ``"deny"`` (``message`` reaches the model). ``input`` replaces the tool input
-        (validated against the tool's schema now, and checked against deny rules again).
+        ``choice``: ``"allow_once"``; ``"allow_session"`` (keeps ``rule`` — a PermissionRule
+        or its text — or else the first suggestion, in the engine's memory: until the kernel
+        restarts); ``"always"`` (saves that rule to the local settings layer); both are
+        refused for a safety ASK; ``"deny"`` (``message`` reaches the model). ``input``
+        replaces the tool input (validated against the tool's schema now, and checked against
+        deny rules again).
         An invalid answer raises AnswerError and leaves the question open.
         """
         if not isinstance(choice, str) or choice.strip().lower() not in CHOICES:
@@ -105,14 +107,16 @@ class PendingAsk:
                 return False
             new_input = self._check_input(input) if input is not None else None
             saved = None
-            if choice == "always":
-                saved = self._resolve_rule(rule)
+            if choice in ("always", "allow_session"):
+                saved = self._resolve_rule(rule, choice)
                 engine = self._run._engine
                 # an engine without settings files keeps the rule for this session only
-                layer = "local" if getattr(engine, "settings", None) is not None else None
+                layer = ("local" if choice == "always"
+                         and getattr(engine, "settings", None) is not None else None)
                 saved = engine.add_rule(saved, layer=layer) or saved
             elif rule is not None:
-                raise AnswerError(f"a rule only goes with 'always', not with {choice!r}")
+                raise AnswerError(f"a rule only goes with 'always' or 'allow_session', not "
+                                  f"with {choice!r}")
             self.answered = True
             self.choice, self.rule, self.message, self.new_input = choice, saved, message, new_input
         try:
@@ -134,18 +138,19 @@ class PendingAsk:
         except ToolArgumentsError as exc:
             raise AnswerError(f"the edited input does not fit {self.tool}: {exc}") from None
 
-    def _resolve_rule(self, rule: "PermissionRule | str | None") -> "PermissionRule":
+    def _resolve_rule(self, rule: "PermissionRule | str | None",
+                      choice: str = "always") -> "PermissionRule":
         from ..permission.types import PermissionBehavior, PermissionRule
 
         if self.safety:
             raise AnswerError(
                 f"{self.tool}: this is a safety question ({self.decision.message or 'sensitive'})"
-                "; allow rules cannot silence it, so 'always' is refused. Answer allow_once or "
-                "deny."
+                f"; allow rules cannot silence it, so {choice!r} is refused. Answer allow_once "
+                "or deny."
             )
         if rule is None:
             if not self.suggestions:
-                raise AnswerError(f"{self.tool}: there is no suggested rule to save; pass "
+                raise AnswerError(f"{self.tool}: there is no suggested rule to keep; pass "
                                   "rule='Tool(specifier)' or answer allow_once")
             rule = self.suggestions[0]
         if isinstance(rule, str):
@@ -276,6 +281,25 @@ class AgentRun:
                 pending = self.pending
                 if pending:
                     return pending[0]
+                if self.done:
+                    return None
+                await asyncio.shield(self._tick)
+
+        return await asyncio.wait_for(wait(), timeout)
+
+    async def question(self, number: int = 1, timeout: float | None = None) -> PendingAsk | None:
+        """The run's ``number``-th question (1 = the first), answered or not, waiting until it
+        is asked; None if the run ends with fewer. Unlike ``next_ask`` it is the same question
+        whoever answered it first (a click on its card, or code), so a notebook cell that
+        fetches and answers it works either way (``answer`` on an answered question does
+        nothing and returns False). Raises TimeoutError (asyncio's) after ``timeout`` s."""
+        if not isinstance(number, int) or number < 1:
+            raise ValueError(f"expected a question number from 1, got {number!r}")
+
+        async def wait() -> PendingAsk | None:
+            while True:
+                if len(self._asks) >= number:
+                    return self._asks[number - 1]
                 if self.done:
                     return None
                 await asyncio.shield(self._tick)

@@ -32,11 +32,10 @@ With ``--bwrap`` the command runs inside bubblewrap (see ``sandbox.py`` for the 
 sandbox's layout is computed here, on the machine that runs the command, from its own files.
 """
 
+import _signal
 import os
 import sys
 import time
-
-import _signal
 
 try:
     import ctypes
@@ -84,7 +83,7 @@ def parse(args):
             i += 1
             continue
         if not arg.startswith("--") or i + 1 >= len(args):
-            raise ValueError("bad supervisor option %r" % arg)
+            raise ValueError(f"bad supervisor option {arg!r}")
         name, value = arg[2:].replace("-", "_"), args[i + 1]
         if name in LIST_OPTIONS:
             getattr(opts, name).append(value)
@@ -95,7 +94,7 @@ def parse(args):
         elif name in ("on_exit", "bwrap"):
             setattr(opts, name, value)
         else:
-            raise ValueError("unknown supervisor option %r" % arg)
+            raise ValueError(f"unknown supervisor option {arg!r}")
         i += 2
     if not opts.argv:
         raise ValueError("no command given after --")
@@ -268,7 +267,7 @@ def settle(reaper, seconds):
 
 
 def names_of(procs, limit=20):
-    items = ["%d:%s" % (pid, name) for pid, name in sorted(procs.items())[:limit]]
+    items = [f"{pid}:{name}" for pid, name in sorted(procs.items())[:limit]]
     return items + (["..."] if len(procs) > limit else [])
 
 
@@ -491,7 +490,7 @@ def sandbox_argv(opts, cwd, report):
     be wrapped."""
     bwrap = which(opts.bwrap)
     if bwrap is None:
-        report("sandbox", "refused", "bubblewrap is not installed (%s not found)" % opts.bwrap)
+        report("sandbox", "refused", f"bubblewrap is not installed ({opts.bwrap} not found)")
         return None
     home = os.environ.get("HOME") or os.path.expanduser("~")
     layout = Layout(opts, home)
@@ -526,7 +525,7 @@ def spawn(argv, env, old_mask, status_fd):
         os.execvpe(argv[0], argv, env)
     except OSError as exc:
         code = 126 if isinstance(exc, PermissionError) else 127
-        msg = "cannot run %r: %s: %s\n" % (list(argv), exc.strerror, exc.filename or argv[0])
+        msg = f"cannot run {list(argv)!r}: {exc.strerror}: {exc.filename or argv[0]}\n"
         try:
             os.write(2, msg.encode("utf-8", "replace"))
         except OSError:
@@ -577,8 +576,8 @@ def main(args):
             except OSError:
                 ran = False
             if not ran:
-                report("sandbox", "failed", "bubblewrap could not set up the sandbox (exit %d)"
-                       % code)
+                report("sandbox", "failed",
+                       f"bubblewrap could not set up the sandbox (exit {code})")
         report("exit", code)
 
     pid = spawn(argv, env, old_mask, opts.status_fd)
@@ -633,7 +632,7 @@ def run(args=None):
         status = 125
         try:
             fd = int(args[args.index("--status-fd") + 1])
-            os.write(fd, ("error %s: %s\n" % (type(exc).__name__, exc)).encode())
+            os.write(fd, f"error {type(exc).__name__}: {exc}\n".encode())
         except (ValueError, IndexError, OSError):
             pass
     os._exit(status)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import inspect
 import json
 import os
 import posixpath
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterable, Mapping, Sequence, Union
 
 from ..errors import BackendError
+from ..permission import resolver as _resolver
+from ..permission.facts import PathFacts, PrefetchedFacts
 
 __all__ = [
     "ExecResult",
@@ -195,6 +198,12 @@ def _agt_dispatch(op, args):
         return {"error": [type(e).__name__, e.errno, e.strerror or str(e), e.filename]}
     except Exception as e:
         return {"error": [type(e).__name__, None, str(e), None]}
+'''
+
+# The one path resolver runs on the backend too (permission decisions ask it for file facts in
+# one round trip; tools resolve the path they act on with it): its module source is appended.
+OPS_SOURCE += "\n" + inspect.getsource(_resolver) + r'''
+_AGT_OPS["path_facts"] = gather_facts
 '''
 
 _OPS_MAIN = OPS_SOURCE + r'''
@@ -395,6 +404,35 @@ class BackendBase(abc.ABC):
     async def which(self, program: str) -> str | None:
         return await self._op("which", program)
 
+    # --- file facts for permission decisions (the one resolver, run on this backend) ---------
+
+    #: True when this backend's files are this process's files (LocalBackend, KernelBackend):
+    #: decisions then ask ``os.*`` directly (``local_facts``), with no round trip
+    facts_are_local = False
+
+    def local_facts(self) -> PathFacts | None:
+        """Facts answered in this process for this backend's cwd, or None for a remote one."""
+        return None
+
+    async def path_facts(self, requests: Sequence[Sequence[Any]],
+                         directories: Iterable[str] = (), listings: Iterable[str] = ()
+                         ) -> dict[str, Any]:
+        """Everything a permission decision will ask about these path words, in one round trip
+        (``permission.resolver.gather_facts`` run on the backend): cwd, home, the symlinks met
+        while resolving each word, the kinds of the results, directory listings for globs."""
+        return await self._op("path_facts", [list(r) for r in requests], list(directories),
+                              list(listings))
+
+    async def resolve(self, path: str, *, follow_last: bool = True) -> str:
+        """``path`` (absolute, relative to the cwd, or ``~``) resolved by the one resolver on this
+        backend's files: the path a tool acts on, the same one its permission check saw."""
+        local = self.local_facts()
+        if local is not None:
+            return local.resolve_word(path, (), follow_last).physical
+        answer = await self.path_facts([[path, [], follow_last, False]])
+        return PrefetchedFacts(answer, source=type(self).__name__).resolve_word(
+            path, (), follow_last).physical
+
     async def read_stream(self, path: str, chunk_size: int = CHUNK_SIZE * 16
                           ) -> AsyncIterator[bytes]:
         data = await self.read_file(path)
@@ -411,7 +449,7 @@ class BackendBase(abc.ABC):
             parts.extend(chunks)  # type: ignore[arg-type]
         await self.write_file(path, b"".join(parts))
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027 - a no-op default, not abstract
         """Release what the backend holds (processes, connections)."""
 
     async def __aenter__(self) -> "BackendBase":

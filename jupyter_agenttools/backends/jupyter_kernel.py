@@ -37,8 +37,15 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Mapping, Sequenc
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import BackendError
-from .base import (OPS_SOURCE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem,
-                   raise_remote_error)
+from .base import (
+    OPS_SOURCE,
+    BackendBase,
+    DirEntry,
+    ExecResult,
+    FileStat,
+    StreamItem,
+    raise_remote_error,
+)
 from .supervisor import SupervisorReport, supervisor_source
 
 if TYPE_CHECKING:
@@ -900,6 +907,13 @@ class JupyterKernelBackend(BackendBase):
 
     async def getcwd(self) -> str:
         return await self._call("getcwd")
+
+    async def path_facts(self, requests: Sequence[Sequence[Any]],
+                         directories: Iterable[str] = (), listings: Iterable[str] = ()
+                         ) -> dict[str, Any]:
+        """One request to the kernel: the resolver runs there, on the kernel's files."""
+        return await self._call("path_facts", [list(r) for r in requests], list(directories),
+                                list(listings))
 
     async def expanduser(self, path: str) -> str:
         return await self._call("expanduser", path)

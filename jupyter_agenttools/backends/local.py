@@ -12,6 +12,8 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Mapping, Sequence
 
+from ..permission.facts import LocalFacts
+from ..permission.resolver import gather_facts
 from .base import CHUNK_SIZE, OPS_SOURCE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem
 from .supervisor import SUPERVISION, SupervisedProcess, SupervisorReport
 
@@ -257,6 +259,18 @@ class LocalBackend(BackendBase):
 
     async def which(self, program: str) -> str | None:
         return shutil.which(program, path=self._base_env().get("PATH"))
+
+    facts_are_local = True
+
+    def local_facts(self) -> LocalFacts:
+        home = self._base_env().get("HOME") or os.path.expanduser("~")
+        return LocalFacts(self._current_cwd(), home)
+
+    async def path_facts(self, requests: Sequence[Sequence[Any]],
+                         directories: Iterable[str] = (), listings: Iterable[str] = ()
+                         ) -> dict[str, Any]:
+        return gather_facts([list(r) for r in requests], list(directories), list(listings),
+                            cwd=self._current_cwd())
 
 
 @functools.lru_cache(maxsize=1)

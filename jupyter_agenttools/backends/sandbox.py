@@ -43,8 +43,13 @@ from typing import Any, Iterable, Sequence
 
 from ..permission.sensitive import CREDENTIAL, OK, SECRET, SENSITIVE, TABLE
 from .local import LocalBackend
-from .sandbox_settings import (SANDBOX_KEYS, SandboxPolicy, SandboxSettingsError,
-                               merge_sandbox_layers, parse_sandbox_settings)
+from .sandbox_settings import (
+    SANDBOX_KEYS,
+    SandboxPolicy,
+    SandboxSettingsError,
+    merge_sandbox_layers,
+    parse_sandbox_settings,
+)
 from .supervisor import SUPERVISION, supervisor_argv
 
 __all__ = [
@@ -273,12 +278,12 @@ class SandboxController:
     disk); ``working_directories``: the folders made writable (a sequence or a callable).
     Availability is probed once per backend: a real sandboxed ``true``."""
 
-    def __init__(self, policy: SandboxPolicy | Any = SandboxPolicy(),
+    def __init__(self, policy: SandboxPolicy | Any = None,
                  working_directories: Sequence[str] | Any = (), *, bwrap: str = "bwrap",
                  project_root: str | None = None):
         self.bwrap = bwrap
         self.project_root = project_root
-        self._policy = policy
+        self._policy = SandboxPolicy() if policy is None else policy
         self._working = working_directories
         self._probes: dict[int, tuple[Any, tuple[bool, str]]] = {}
 

@@ -154,7 +154,13 @@ def policy_from_settings(merged: Any, *, session: Mapping[str, Any] | None = Non
                          user_dir: str | None = None) -> SandboxPolicy:
     """The effective policy from loaded settings (``MergedSettings``) and the session's
     override (the ``AgentTools.sandbox`` trait, ``%agent sandbox on|off``)."""
-    layers: dict[str, Mapping[str, Any] | None] = dict(merged.sandbox_layers)
+    layers: dict[str, Mapping[str, Any] | None] = {}
+    for name, layer in getattr(merged, "by_layer", {}).items():
+        # the file was checked against settings.schema.json when it loaded; this gives the
+        # values their types and the same messages for the session's trait
+        value = (getattr(layer, "data", None) or {}).get("sandbox")
+        if value:
+            layers[name] = parse_sandbox_settings(value, f"{layer.path}: sandbox")
     if session:
         layers["session"] = parse_sandbox_settings(session, "AgentTools.sandbox")
     root = project_root or os.getcwd()

@@ -112,6 +112,16 @@ class Bash(Tool):
 
     # --- execution ----------------------------------------------------------------------------
 
+    def own_time_limit(self, tool_input: Mapping[str, Any]) -> float | None:
+        """Bash keeps its own limit (the ``timeout`` input, else the default): the agent's
+        per-call time limit is only a backstop after it."""
+        timeout = tool_input.get("timeout")
+        try:
+            ms = self.default_timeout_ms if timeout is None else int(timeout)
+        except (TypeError, ValueError):
+            ms = self.default_timeout_ms
+        return max(1, min(ms, MAX_TIMEOUT_MS)) / 1000
+
     async def call(self, command: str, timeout: int | None = None,
                    description: str | None = None) -> AsyncIterator[ToolChunk]:
         timeout_ms = self.default_timeout_ms if timeout is None else int(timeout)

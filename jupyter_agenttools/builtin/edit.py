@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk
 from ._files import default_backend
-from .read import FileToolMixin
+from .read import FileToolMixin, path_word
 from .write import require_fresh_read, short_diff, write_and_remember
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
-    from ..permission.types import PermissionContext, PermissionDecision
+    from ..permission.effects import PathEffect
+    from ..permission.types import PermissionContext
 
 __all__ = ["Edit"]
 
@@ -45,11 +46,11 @@ class Edit(FileToolMixin, Tool):
     def __init__(self, backend: "BackendBase | None" = None):
         self.backend = default_backend(backend)
 
-    def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        from ..permission.paths import check_write
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: "PermissionContext") -> list["PathEffect"]:
+        from ..permission.effects import PathEffect
 
-        return check_write(tool_input.get("file_path"), context, self.name)
+        return [PathEffect("write", path_word(self.name, tool_input, "file_path"))]
 
     async def call(self, file_path: str, old_string: str, new_string: str,
                    replace_all: bool = False) -> ToolChunk:
@@ -59,7 +60,7 @@ class Edit(FileToolMixin, Tool):
         if old_string == new_string:
             raise ToolExecutionError("old_string and new_string are the same: nothing to do.")
         b = self.backend
-        path = await b.abspath(file_path)
+        path = await b.resolve(file_path)  # the path the permission check resolved
         st = await b.stat(path)
         if st is None:
             raise ToolExecutionError(f"File not found: {path} (use Write to create a file).")

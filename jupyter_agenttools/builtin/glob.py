@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk
 from ._files import GLOB_CHARS, default_backend, glob_regex, list_files, split_glob
-from .read import FileToolMixin
+from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
-    from ..permission.types import PermissionContext, PermissionDecision
+    from ..permission.effects import PathEffect
+    from ..permission.types import PermissionContext
 
 __all__ = ["Glob"]
 
@@ -57,15 +58,23 @@ class Glob(FileToolMixin, Tool):
         except ValueError:
             return tool_input.get("path")
 
-    def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        from ..permission.paths import check_read
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: "PermissionContext") -> list["PathEffect"]:
+        """One search: of the folder the pattern can reach from ``path`` (default the cwd)."""
+        from ..permission.effects import PathEffect
+        from ..permission.paths import glob_reach_word
 
-        return check_read(self._path_of(tool_input, context), context, self.name)
+        pattern = path_word(self.name, tool_input, "pattern")
+        path = tool_input.get("path")
+        if path == "":
+            path = None
+        if path is not None:
+            path = path_word(self.name, tool_input, "path")
+        return [PathEffect("search", glob_reach_word(pattern, path))]
 
     async def call(self, pattern: str, path: str | None = None) -> ToolChunk:
         b = self.backend
-        base = await b.abspath(path) if path else await b.getcwd()
+        base = await b.resolve(path or ".")  # the folder the permission check resolved
         st = await b.stat(base)
         if st is None or not st.is_dir:
             raise ToolExecutionError(f"Directory not found: {base}")

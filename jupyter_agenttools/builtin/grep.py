@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk
 from ._files import default_backend, glob_regex, list_files
-from .read import FileToolMixin
+from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, ExecResult
-    from ..permission.types import PermissionContext, PermissionDecision
+    from ..permission.effects import PathEffect
+    from ..permission.types import PermissionContext
 
 __all__ = ["Grep"]
 
@@ -130,11 +131,19 @@ class Grep(FileToolMixin, Tool):
         self.use_ripgrep = use_ripgrep
         self._rg: str | None | bool = False  # False = not looked up yet
 
-    def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        from ..permission.paths import check_read
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: "PermissionContext") -> list["PathEffect"]:
+        """One search of ``path`` (a file or a folder; default the cwd) and what is below it."""
+        from ..permission.effects import PathEffect
 
-        return check_read(tool_input.get("path"), context, self.name)
+        pattern = tool_input.get("pattern")
+        if not isinstance(pattern, str) or pattern == "":
+            raise ValueError(f"{self.name}: 'pattern' must be a non-empty string, got "
+                             f"{repr(pattern)[:80]}")
+        path = tool_input.get("path")
+        if path is None or path == "":
+            return [PathEffect("search", ".")]
+        return [PathEffect("search", path_word(self.name, tool_input, "path"))]
 
     async def _ripgrep(self) -> str | None:
         if self.use_ripgrep is False:
@@ -155,7 +164,7 @@ class Grep(FileToolMixin, Tool):
         if unknown:
             raise ToolExecutionError(f"unknown Grep options: {', '.join(sorted(unknown))}")
         b = self.backend
-        target = await b.abspath(path) if path else await b.getcwd()
+        target = await b.resolve(path or ".")  # the path the permission check resolved
         st = await b.stat(target)
         if st is None:
             raise ToolExecutionError(f"Path does not exist: {target}")

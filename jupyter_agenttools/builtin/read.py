@@ -12,9 +12,10 @@ from ._files import default_backend
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
+    from ..permission.effects import PathEffect
     from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
 
-__all__ = ["Read", "FileToolMixin"]
+__all__ = ["Read", "FileToolMixin", "path_word"]
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -41,11 +42,31 @@ def looks_binary(head: bytes) -> bool:
     return bad > max(8, len(text) // 20)
 
 
+def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
+               required: bool = True) -> str | None:
+    """The path argument as written; a missing or non-string one is an error, never a guess."""
+    value = tool_input.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or value == "":
+        got = "nothing" if value is None else repr(value)[:80]
+        raise ValueError(f"{tool_name}: {key!r} must be a non-empty path string, got {got}")
+    return value
+
+
 class FileToolMixin:
-    """Permission hooks shared by the file tools: they delegate to permission.paths."""
+    """Permission hooks shared by the file tools: they report their effects (``path_effects``)
+    and the engine applies Read/Edit/Write rules to them; their own check is the per-effect
+    policy of ``permission.effects`` (secrets, working directories, sensitive targets)."""
 
     name: str
     rule_argument: str | None
+    #: the effects describe the whole call: Read/Edit/Write allow rules may allow it
+    effects_complete = True
+
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: "PermissionContext") -> list["PathEffect"]:
+        raise NotImplementedError
 
     def _path_of(self, tool_input: Mapping[str, Any],
                  context: "PermissionContext | None" = None) -> Any:
@@ -53,17 +74,47 @@ class FileToolMixin:
 
     def is_read_only(self, tool_input: Mapping[str, Any] | None = None,
                      context: "PermissionContext | None" = None) -> bool:
-        """Write/Edit: never. Read/Glob/Grep: only with a context (the engine passes it), for a
-        non-secret path inside the working directories; without one, False, and the engine's
-        step 4 (``check_permissions`` → ``check_read``) decides."""
+        """Write/Edit: never. Read/Glob/Grep: only with a context (the engine passes it), when
+        every effect is a non-secret read inside the working directories; without one, False,
+        and the engine's step 4 (``check_permissions``) decides."""
         if not self.read_only or context is None:  # type: ignore[attr-defined]
             return False
-        from ..permission.paths import read_is_fast_path_safe
+        from ..permission.effects import check_effect, effects_of
+        from ..permission.types import PermissionBehavior
 
-        return bool(read_is_fast_path_safe(self._path_of(tool_input or {}, context), context))
+        try:
+            effects = effects_of(self, tool_input or {}, context)  # type: ignore[arg-type]
+        except ValueError:
+            return False
+        return bool(effects) and all(
+            check_effect(e, context, self.name).behavior is PermissionBehavior.ALLOW
+            for e in effects or ())
+
+    def check_permissions(self, tool_input: Mapping[str, Any],
+                          context: "PermissionContext") -> "PermissionDecision":
+        from ..permission.effects import check_effects, effects_of
+        from ..permission.types import PermissionDecision
+
+        try:
+            effects = effects_of(self, tool_input, context)  # type: ignore[arg-type]
+        except ValueError as exc:
+            return PermissionDecision.ask(f"cannot check this call: {exc}", safety=True)
+        return check_effects(effects or (), context, self.name)
 
     def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
                    context: "PermissionContext") -> bool:
+        from ..permission.effects import effect_matches, effects_of, is_family_rule
+        from ..permission.types import PermissionBehavior
+
+        if is_family_rule(rule):
+            try:
+                effects = effects_of(self, tool_input, context)  # type: ignore[arg-type]
+            except ValueError:
+                return rule.behavior is not PermissionBehavior.ALLOW
+            hits = [effect_matches(rule, e, context) for e in effects or ()]
+            if rule.behavior is PermissionBehavior.ALLOW:
+                return bool(hits) and all(hits)
+            return any(hits)
         from ..permission.paths import match_path_rule
 
         return bool(match_path_rule(rule, self._path_of(tool_input, context), context))
@@ -106,16 +157,16 @@ class Read(FileToolMixin, Tool):
         self.backend = default_backend(backend)
         self.max_line_chars = max_line_chars
 
-    def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        from ..permission.paths import check_read
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: "PermissionContext") -> list["PathEffect"]:
+        from ..permission.effects import PathEffect
 
-        return check_read(tool_input.get("file_path"), context, self.name)
+        return [PathEffect("read", path_word(self.name, tool_input, "file_path"))]
 
     async def call(self, file_path: str, offset: int | None = None,
                    limit: int | None = None) -> ToolChunk:
         b = self.backend
-        path = await b.abspath(file_path)
+        path = await b.resolve(file_path)  # the path the permission check resolved
         st = await b.stat(path)
         if st is None:
             raise ToolExecutionError(f"File does not exist: {path}")

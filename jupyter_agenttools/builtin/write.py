@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk
 from ._files import default_backend
-from .read import FileToolMixin
+from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, FileStat
-    from ..permission.types import PermissionContext, PermissionDecision
+    from ..permission.effects import PathEffect
+    from ..permission.types import PermissionContext
 
 __all__ = ["Write", "require_fresh_read", "short_diff"]
 
@@ -81,15 +82,15 @@ class Write(FileToolMixin, Tool):
     def __init__(self, backend: "BackendBase | None" = None):
         self.backend = default_backend(backend)
 
-    def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        from ..permission.paths import check_write
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: "PermissionContext") -> list["PathEffect"]:
+        from ..permission.effects import PathEffect
 
-        return check_write(tool_input.get("file_path"), context, self.name)
+        return [PathEffect("write", path_word(self.name, tool_input, "file_path"))]
 
     async def call(self, file_path: str, content: str) -> ToolChunk:
         b = self.backend
-        path = await b.abspath(file_path)
+        path = await b.resolve(file_path)  # the path the permission check resolved
         st = await b.stat(path)
         old: str | None = None
         if st is not None:

@@ -5,6 +5,11 @@ A permission middleware is a callable ``(tool, tool_input, context, next) -> Per
 It may call ``next(tool, tool_input, context)``, replace the decision, or answer without
 delegating. Middlewares see a deep copy of the input: they cannot change what executes.
 PASSTHROUGH from a middleware counts as ASK — nothing is ever silently allowed.
+
+Before the (synchronous) decision, :func:`decision_context` gathers the file-system facts the
+decision will need from the backend the tool runs on: nothing for a local backend (``os.*`` is
+asked lazily), one round trip for a remote one (the effects' paths, the working directories and
+the rules' directories, resolved over there by the one resolver).
 """
 
 from __future__ import annotations
@@ -13,9 +18,12 @@ import copy
 from typing import Any, Callable, Sequence
 
 from ..errors import AgentOrientedException, DeveloperOrientedException, ToolExecutionError
-from ..permission.types import PermissionBehavior, PermissionDecision
+from ..permission.effects import effects_of, is_family_rule
+from ..permission.facts import PrefetchedFacts, facts_request
+from ..permission.patterns import prefix_words
+from ..permission.types import PermissionBehavior, PermissionContext, PermissionDecision
 
-__all__ = ["check_permission", "needs_answer"]
+__all__ = ["check_permission", "needs_answer", "decision_context"]
 
 Next = Callable[[Any, dict, Any], PermissionDecision]
 
@@ -70,3 +78,36 @@ def check_permission(engine: Any, tool: Any, tool_input: dict[str, Any], *,
 def needs_answer(decision: PermissionDecision) -> bool:
     """ASK, or PASSTHROUGH (no one decided: ask rather than allow)."""
     return decision.behavior in (PermissionBehavior.ASK, PermissionBehavior.PASSTHROUGH)
+
+
+async def decision_context(engine: Any, tool: Any, tool_input: dict[str, Any]
+                           ) -> PermissionContext | None:
+    """The context to decide ``tool``'s call in, with the facts of the tool's backend: None
+    (the engine's own context) when the tool has no backend or reports no effects; local facts
+    for the backend's cwd when it runs in this process; else one ``backend.path_facts`` round
+    trip for everything the decision will ask (a question left out becomes an ASK, never an
+    answer from this machine)."""
+    backend = getattr(tool, "backend", None)
+    context = getattr(engine, "context", None)
+    if backend is None or not isinstance(context, PermissionContext):
+        return None
+    local = getattr(backend, "local_facts", None)
+    facts = local() if callable(local) else None
+    if facts is not None:
+        return context.with_(facts=facts)
+    fetch = getattr(backend, "path_facts", None)
+    if fetch is None:
+        return None
+    try:
+        effects = effects_of(tool, tool_input, context)
+    except Exception:  # the decision itself reports an input it cannot describe
+        effects = ()
+    if effects is None:
+        return None
+    directories = [d for d in (context.cwd, context.project_root, *context.working_directories)
+                   if d]
+    for rule in getattr(engine, "rules", ()):
+        if is_family_rule(rule):
+            directories.extend(prefix_words(rule.specifier, context))
+    answer = await fetch(**facts_request(effects, directories))
+    return context.with_(facts=PrefetchedFacts(answer, source=type(backend).__name__))

@@ -1,6 +1,8 @@
 """The extension's configuration: traits settable with ``%config`` and ``ipython_config.py``.
 
     %config AgentTools.mode = "accept_edits"
+    %config AgentTools.model = "openai:llama3.1"
+    %config AgentTools.base_url = "http://localhost:11434/v1"
     c.AgentTools.max_turns = 10            # in ipython_config.py
 
 A change of ``mode`` reaches the running engine at once (see ``extension.AgentSession``);
@@ -35,6 +37,18 @@ class AgentTools(Configurable):
     model = Unicode(
         help="Model spec for load_model (e.g. 'openai:gpt-4.1-mini'), or the name of a variable "
         "in the user namespace holding a model object. Env AGENTTOOLS_MODEL sets the default.",
+    ).tag(config=True)
+
+    base_url = Unicode(
+        "",
+        help="For openai:NAME models: the OpenAI-compatible server's URL, e.g. "
+        "'http://localhost:11434/v1' (Ollama). Empty: OPENAI_BASE_URL, else api.openai.com.",
+    ).tag(config=True)
+
+    api_key_env = Unicode(
+        "",
+        help="For openai:NAME models: the environment variable holding the API key, e.g. "
+        "'AZURE_OPENAI_API_KEY'. Empty: OPENAI_API_KEY (a local server needs none).",
     ).tag(config=True)
 
     max_turns = Int(20, help="Most model turns one run may take.").tag(config=True)

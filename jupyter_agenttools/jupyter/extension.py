@@ -20,6 +20,8 @@ from .config import AgentTools
 
 __all__ = [
     "AgentSession",
+    "NO_MODEL_NOTEBOOK",
+    "STATUS_PROVIDERS",
     "current_session",
     "load_ipython_extension",
     "unload_ipython_extension",
@@ -27,6 +29,26 @@ __all__ = [
 ]
 
 _SESSIONS: dict[int, "AgentSession"] = {}
+
+#: run events after which the panel's view of this kernel changes
+_STATE_EVENTS = frozenset({"ask", "ask_answered", "run_finished", "run_failed", "run_cancelled"})
+
+#: callables ``session -> list[(what, value)]`` adding rows to ``%agent status``
+STATUS_PROVIDERS: list[Any] = []
+
+NO_MODEL_NOTEBOOK = """\
+**No model is set up yet**, so the agent stops here without doing anything.
+
+Choose one in a cell, then run this cell again:
+
+```
+%agent model openai:gpt-4.1-mini                                   # OpenAI (reads OPENAI_API_KEY)
+%agent model openai:llama3.1 --base-url http://localhost:11434/v1  # Ollama on this machine
+```
+
+vLLM, LM Studio, Azure and any other OpenAI-compatible server work the same way:
+`%agent help model` shows how. Without a model, a `ScriptedModel` plays a fixed script
+(tutorial 01 shows one)."""
 
 
 def wait_supported() -> tuple[bool, str]:
@@ -78,6 +100,9 @@ class AgentSession:
         for tool in default_tools(self.backend):
             self._attach_sandbox(tool)
             self.toolkit.add_tool(tool)
+        from .notebook_host import install_notebook_tools
+
+        install_notebook_tools(self)  # group "notebook": NotebookRead/Edit, RunCode, Inspect
         self.audit = AuditLog(self.project_dir / ".agenttools" / "audit.jsonl")
         self.engine = PermissionEngine(
             mode=config.mode or None, settings=self.settings, audit=self.audit,
@@ -90,6 +115,9 @@ class AgentSession:
         self.panels: dict[int, Any] = {}  # id(run) -> RunPanel
         self._tasks: set[asyncio.Task] = set()
         self.started_backends: list[Any] = []  # remote kernels this session started
+        from .state import kernel_id
+
+        self._kernel_id = kernel_id() if shell is not None and hasattr(shell, "kernel") else None
         config.observe(self._mode_changed, names=["mode"])
         config.observe(self._backend_changed, names=["backend"])
 
@@ -135,20 +163,26 @@ class AgentSession:
 
     def _mode_changed(self, change: dict) -> None:
         self.engine.mode = change["new"] or None  # None: the settings' mode
+        self.publish_state()
 
     def _backend_changed(self, change: dict) -> None:
         self.set_backend(self._make_backend(change["new"]))
 
     # -- models and agents -------------------------------------------------------------------
-    def resolve_model(self, spec: Any = None) -> Any:
-        """A model object from an object, a variable name in the user namespace, or a spec."""
+    def resolve_model(self, spec: Any = None, *, base_url: str | None = None,
+                      api_key_env: str | None = None) -> Any:
+        """A model object from an object, a variable name in the user namespace, or a spec.
+
+        No model at all (and the bare ``scripted`` spec) is an empty ScriptedModel whose one
+        answer says how to set a real model. ``openai:NAME`` specs take ``base_url`` and the
+        key from the environment variable ``api_key_env`` (default: the traits of the same
+        names, else OPENAI_BASE_URL / OPENAI_API_KEY)."""
         if spec is None:
             spec = self.model if self.model is not None else (self.config.model or None)
-        if spec is None or spec == "":
-            raise CoreUsageError(
-                "no model configured: use `%agent model SPEC|VARIABLE`, `%%agent --model ...`, "
-                "`%config AgentTools.model = 'openai:gpt-4.1-mini'` or env AGENTTOOLS_MODEL"
-            )
+        if spec is None or (isinstance(spec, str) and spec.strip().lower() in ("", "scripted")):
+            from ..agent.models import ScriptedModel
+
+            return ScriptedModel([], end_message=NO_MODEL_NOTEBOOK)
         if not isinstance(spec, str):
             return spec
         ns = self.shell.user_ns if self.shell is not None else {}
@@ -156,10 +190,104 @@ class AgentSession:
             return ns[spec]
         from ..agent.models import load_model
 
+        kwargs: dict[str, Any] = {}
+        if spec.strip().lower().startswith("openai:"):
+            url = base_url or self.config.base_url or None
+            if url:
+                kwargs["base_url"] = url
+            var = api_key_env or self.config.api_key_env or None
+            if var:
+                key = os.environ.get(var)
+                if not key:
+                    raise CoreUsageError(
+                        f"the environment variable {var} is not set: `%env {var}=...` in a "
+                        "cell, or export it in the shell that starts Jupyter")
+                kwargs["api_key"] = key
+        elif base_url or api_key_env:
+            raise CoreUsageError(f"--base-url and --api-key-env go with an openai:NAME model, "
+                                 f"not with {spec!r}")
         try:
-            return load_model(spec)
+            return load_model(spec, **kwargs)
         except Exception as exc:
             raise CoreUsageError(f"cannot load model {spec!r}: {exc}") from None
+
+    def set_model(self, spec: str, *, base_url: str | None = None,
+                  api_key_env: str | None = None) -> Any:
+        """``%agent model``: the model of the next runs (checked now, so a typo shows here)."""
+        model = self.resolve_model(spec, base_url=base_url, api_key_env=api_key_env)
+        self.model = model
+        self.publish_state()
+        return model
+
+    def model_label(self) -> str:
+        """The model as a person reads it: "openai:gpt-4.1-mini at http://…", "none yet"."""
+        current = self.model if self.model is not None else (self.config.model or None)
+        if current is None or (isinstance(current, str) and not current.strip()):
+            return "none yet"
+        if isinstance(current, str):
+            text = current
+            if current.lower().startswith("openai:") and self.config.base_url:
+                text += f" at {self.config.base_url}"
+            return text
+        from ..agent.models import OpenAIChatModel, ScriptedModel
+
+        if isinstance(current, OpenAIChatModel):
+            return f"openai:{current.model} at {current._where()}"
+        if isinstance(current, ScriptedModel):
+            return "scripted (offline)" if current.remaining or current._source else \
+                "scripted, empty (no real model)"
+        return getattr(current, "name", None) or type(current).__name__
+
+    def mode_source(self) -> str:
+        """Where the engine's mode comes from, in words."""
+        if self.config.mode:
+            return "set in this kernel"
+        try:
+            self.settings.reload_if_changed()
+            merged = self.settings.merged
+        except Exception as exc:  # a corrupt settings file
+            return f"settings unreadable: {exc}"
+        if merged.mode is not None and merged.mode_source:
+            return f"from {self.display_path(merged.mode_source)}"
+        return "built-in default"
+
+    def status_rows(self) -> list[tuple[str, str]]:
+        """``%agent status``: what a person asks first. Other parts may add rows through
+        ``STATUS_PROVIDERS`` (callables ``session -> list of (what, value)``)."""
+        pending = self.pending()
+        rows = [
+            ("mode", f"{self.engine.mode} ({self.mode_source()})"),
+            ("model", self.model_label()),
+            ("project", self.display_project()),
+            ("backend", type(self.backend).__name__),
+            ("conversation", f"{self.conversation_length()} earlier prompt(s); %agent reset "
+                             "starts afresh" if self.conversation_length() else "fresh"),
+            ("runs", f"{len(self.active_runs())} running, {len(self.runs)} in all"),
+            ("open questions", ", ".join(a.id for a in pending) or "none"),
+        ]
+        for provider in STATUS_PROVIDERS:
+            try:
+                rows.extend(provider(self))
+            except Exception as exc:  # a broken provider shows itself, the rest stays
+                rows.append((getattr(provider, "__name__", "status"), f"error: {exc}"))
+        return rows
+
+    def status_line(self) -> str:
+        """The one line ``%load_ext`` prints."""
+        model = self.model_label()
+        if model in ("none yet", "scripted, empty (no real model)", "scripted"):
+            model = "none yet (%agent model openai:NAME)"
+        source = self.mode_source()
+        mode = f"{self.engine.mode}" + ("" if source == "built-in default" else f" ({source})")
+        return (f"jupyter_agenttools: mode {mode} · "
+                f"model {model} · project {self.display_project()} · %agent help")
+
+    def display_project(self) -> str:
+        home = Path.home()
+        try:
+            return "~/" + str(self.project_dir.relative_to(home.resolve()))
+        except ValueError:
+            return str(self.project_dir)
 
     def agent_for(self, model: Any = None, mode: str | None = None) -> Any:
         """The agent for the next run: the previous one (its conversation goes on) when the
@@ -172,7 +300,7 @@ class AgentSession:
         # a spec string names the same model every time; an object is itself
         which = ("spec", raw) if spec_only else ("object", id(self.resolve_model(raw)))
         key = (which, mode or None, self.config.max_turns, self.config.output_budget,
-               self.config.system_prompt)
+               self.config.system_prompt, self.config.base_url, self.config.api_key_env)
         agent = self._agent
         if agent is None or key != self._agent_key or agent.current_run is not None:
             agent = self.make_agent(raw, mode)
@@ -193,6 +321,29 @@ class AgentSession:
         if self.config.output_budget:
             kwargs["output_budget"] = self.config.output_budget
         return Agent(**kwargs)
+
+    def conversation_length(self) -> int:
+        """How many earlier prompts the next %%agent continues (0: a fresh conversation)."""
+        agent = self._agent
+        if agent is None:
+            return 0
+        return sum(1 for m in agent.messages if m.get("role") == "user")
+
+    def reset_conversation(self) -> int:
+        """``%agent reset``: the next run starts a fresh conversation; returns how many
+        prompts were forgotten."""
+        agent = self._agent
+        if agent is not None and agent.current_run is not None:
+            raise CoreUsageError("a run is in progress: cancel it first (%agent cancel), "
+                                 "then %agent reset")
+        forgotten = self.conversation_length()
+        self._agent, self._agent_key = None, None
+        self.publish_state()
+        return forgotten
+
+    def run_name(self, run: Any) -> str:
+        panel = self.panels.get(id(run))
+        return getattr(panel, "_title", "") or "agent_run"
 
     def _engine_for_mode(self, mode: str | None, *, audit: bool = True) -> Any:
         """An engine like the session's (same settings files, same session rules) in another
@@ -223,13 +374,61 @@ class AgentSession:
 
         self.refresh_context()
         agent = self.agent_for(model, mode)
+        earlier = sum(1 for m in agent.messages if m.get("role") == "user")
         run = agent.start(prompt)
+        note = (f"continues the conversation ({earlier} earlier prompt"
+                f"{'s' if earlier != 1 else ''}); %agent reset starts a fresh one"
+                if earlier else "")
         panel = RunPanel(title=title, on_cancel=run.cancel,
-                         settings_file=self.display_path(self.settings.path("local")))
-        panel.bind(run)
+                         settings_file=self.display_path(self.settings.path("local")),
+                         mode=str(agent.engine.mode), cwd=os.getcwd(), note=note)
         self.runs.append(run)
         self.panels[id(run)] = panel
+        panel.bind(run)
+        run.add_listener(self._run_event, replay=False)
+        self.publish_state()
         return run, panel
+
+    def _run_event(self, event: Any) -> None:
+        if getattr(event, "kind", "") in _STATE_EVENTS:
+            self.publish_state()
+
+    def panel_of(self, ask: Any) -> Any:
+        for run in self.runs:
+            panel = self.panels.get(id(run))
+            if ask in (getattr(run, "asks", None) or ()) or any(
+                    c.ask is ask for c in getattr(panel, "cards", [])):
+                return panel
+        return None
+
+    async def stop_run(self, run: Any, reason: str) -> str:
+        """Cancel ``run`` and wait (a few seconds at most) until its tool calls have stopped;
+        returns one line saying so."""
+        run.cancel(reason)
+        try:
+            await run.wait_done(timeout=10)
+        except Exception:  # still stopping, or it failed on its way out: say what we know
+            pass
+        name = self.run_name(run)
+        if getattr(run, "state", "") == "cancelled":
+            return f"{name} was cancelled; its tool processes were stopped"
+        return f"{name} is still stopping ({getattr(run, 'state', '?')})"
+
+    def interrupted(self) -> None:
+        """Kernel ▸ Interrupt while no cell runs: cancel every run (thread-safe)."""
+        for run in self.active_runs():
+            run.cancel("interrupted (Kernel ▸ Interrupt)")
+
+    def publish_state(self) -> None:
+        """Tell the JupyterLab panel (through the kernel's state file) what changed."""
+        if self._kernel_id is None:
+            return
+        from .state import build_state, write_state
+
+        try:
+            write_state(self._kernel_id, build_state(self))
+        except Exception:  # the panel is a view: it must never break the notebook
+            pass
 
     def refresh_context(self) -> None:
         """Follow the kernel's ``%cd`` for relative paths in permission checks."""
@@ -246,11 +445,13 @@ class AgentSession:
         return out
 
     def find_ask(self, ask_id: str) -> Any:
-        for ask in self.pending():
-            if str(ask.id) == str(ask_id):
-                return ask
+        """The question ``ask_id`` of any run, open or already answered."""
+        for run in reversed(self.runs):
+            for ask in getattr(run, "asks", None) or getattr(run, "pending", ()) or ():
+                if str(ask.id) == str(ask_id):
+                    return ask
         ids = ", ".join(str(a.id) for a in self.pending()) or "none"
-        raise CoreUsageError(f"no pending question with id {ask_id!r} (pending: {ids})")
+        raise CoreUsageError(f"no question with id {ask_id!r} (open ones: {ids})")
 
     def spawn(self, coro: Any) -> asyncio.Task:
         """Keep a strong reference to a background task until it ends."""
@@ -291,6 +492,10 @@ class AgentSession:
         # MCP server processes and kernels started by `%agent backend remote` end with us.
         closers = [self.toolkit.aclose()] + [b.close() for b in self.started_backends]
         self.started_backends.clear()
+        if self._kernel_id is not None:
+            from .state import remove_state
+
+            remove_state(self._kernel_id)
         try:
             asyncio.get_running_loop().create_task(_close_all(closers))
         except RuntimeError:  # no loop (plain IPython): run them to the end here
@@ -319,6 +524,7 @@ def _is_done(run: Any) -> bool:
 
 
 def load_ipython_extension(ipython: Any) -> None:
+    from .interrupt import install_interrupt_handler
     from .magics import AgentMagics, install_transformer, make_agent_tool
 
     if id(ipython) in _SESSIONS:
@@ -333,6 +539,9 @@ def load_ipython_extension(ipython: Any) -> None:
     session.magics = magics
     ipython.user_ns["agent_tool"] = make_agent_tool(session)
     install_transformer(ipython)
+    session.restore_interrupt = install_interrupt_handler(ipython, session.interrupted)
+    session.publish_state()
+    print(session.status_line())
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -341,6 +550,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     session = _SESSIONS.pop(id(ipython), None)
     if session is None:
         return
+    restore = getattr(session, "restore_interrupt", None)
+    if restore is not None:
+        restore()
     session.close()
     mm = ipython.magics_manager
     for kind in ("line", "cell"):

@@ -11,15 +11,24 @@ audit        GET         ``?limit=&tool=&behavior=`` newest first
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
                          (a what-if: never written to the audit log)
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
+notebook     GET, POST   the notebook tools' live document (see ``notebook_live.py``)
 ===========  ==========  =================================================================
 
 Every verb is ``@web.authenticated`` and ``@authorized`` on the resource ``agenttools``.
-Errors are JSON ``{"error": "..."}``: 400 for a bad body (not JSON, a missing key, a rule that
-does not parse or fails its examples), 403 for the managed layer (read-only through the API)
+Errors are JSON ``{"error": "..."}``: 413 for a body over MAX_BODY_BYTES (refused from its
+Content-Length before it is read; a chunked one is counted and dropped), 400 for a bad body (not
+JSON, a key given twice, NaN, nesting beyond 64 levels, a lone surrogate, a missing key, a value
+that is not exactly one of its choices — ``"BYPASS"`` is not a mode —, a rule over
+MAX_RULE_CHARS, a rule that does not parse or fails its examples), 403 for the managed layer
+(read-only through the API)
 and refused authorization, 404 for removing a rule that is not there, 409 when a settings file
 on disk is corrupt (the message names the file and line). Writes go through
 ``SettingsStore`` (file lock + atomic replace), run in a worker thread so a lock held by a
 kernel never stalls the server.
+
+Handlers added by other parts subclass ``AgentToolsHandler`` and read their body with
+``self.body()`` (the limits above apply; ``self.request.body`` holds the bytes received) and
+enumerations with ``self.choice(...)``.
 """
 
 from __future__ import annotations
@@ -32,7 +41,15 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
-from ..errors import RuleExampleError, RuleSyntaxError, SettingsError, ToolNotFound
+from ..errors import (
+    JSONInputError,
+    RuleExampleError,
+    RuleSyntaxError,
+    SettingsError,
+    ToolNotFound,
+)
+from ..strict_json import loads as strict_loads
+from .notebook_live import live_edit, live_read
 
 __all__ = ["AUTH_RESOURCE", "ROUTES"]
 
@@ -40,6 +57,10 @@ AUTH_RESOURCE = "agenttools"
 RULE_BEHAVIORS = ("allow", "ask", "deny")
 AUDIT_BEHAVIORS = ("allow", "ask", "deny", "passthrough")
 MAX_AUDIT = 10_000
+#: A request body larger than this is refused with 413 (a settings request is a few KB).
+MAX_BODY_BYTES = 1024 * 1024
+#: A rule text longer than this is refused with 400 (real rules are well under 1,000).
+MAX_RULE_CHARS = 10_000
 
 
 def _builtin_tool(name: str) -> Any:
@@ -49,8 +70,43 @@ def _builtin_tool(name: str) -> Any:
     return builtin_tool(name)
 
 
+@web.stream_request_body
 class AgentToolsHandler(APIHandler):
+    """Base of every agenttools handler: JSON errors, bounded and strict request bodies.
+
+    The body is streamed (``stream_request_body``) so that its size is checked before it is
+    held in memory: a Content-Length over MAX_BODY_BYTES is a 413 at once; a chunked body is
+    counted as it arrives and dropped past the limit (``body()`` then answers 413).
+    """
+
     auth_resource = AUTH_RESOURCE
+    _received: bytearray | None = None
+    _too_large = False
+
+    async def prepare(self) -> None:  # type: ignore[override]
+        await super().prepare()
+        length = self.request.headers.get("Content-Length")
+        if length is not None:
+            try:
+                size = int(length)
+            except ValueError:
+                raise web.HTTPError(400, "invalid Content-Length %r", length) from None
+            if size > MAX_BODY_BYTES:
+                self._too_large = True
+                raise web.HTTPError(413, "the request body has %d bytes; at most %d are "
+                                         "accepted", size, MAX_BODY_BYTES)
+        self._received = bytearray()
+
+    def data_received(self, chunk: bytes) -> None:
+        if self._too_large or self._received is None:
+            return  # refused already: the rest is read and dropped
+        if len(self._received) + len(chunk) > MAX_BODY_BYTES:
+            self._too_large = True
+            self._received = None
+            self.request.body = b""
+            return
+        self._received += chunk
+        self.request.body = bytes(self._received)
 
     @property
     def store(self) -> Any:
@@ -70,50 +126,81 @@ class AgentToolsHandler(APIHandler):
     # --- reading the request ----------------------------------------------------------------
 
     def body(self, *, allow_query: bool = False) -> dict[str, Any]:
+        """The request's JSON object (strict: see the module docstring); with ``allow_query``
+        an empty body falls back to the query arguments."""
+        if self._too_large:
+            raise web.HTTPError(413, "the request body has more than %d bytes",
+                                MAX_BODY_BYTES)
         raw = self.request.body
         if not raw or not raw.strip():
             if allow_query and self.request.query_arguments:
                 return {k: self.get_query_argument(k) for k in self.request.query_arguments}
             raise web.HTTPError(400, "expected a JSON object in the request body, got nothing")
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise web.HTTPError(400, "the request body is not valid JSON: %s", exc) from None
+            data = strict_loads(raw)
+        except JSONInputError as exc:
+            if exc.problem.startswith("invalid JSON"):
+                raise web.HTTPError(400, "the request body is not valid JSON: %s", exc) \
+                    from None
+            where = f" at {exc.key}" if exc.key and exc.key != "(top level)" else ""
+            raise web.HTTPError(400, "the request body is refused%s: %s", where, exc) from None
         if not isinstance(data, dict):
             raise web.HTTPError(400, "expected a JSON object in the request body, got %s",
                                 type(data).__name__)
         return data
 
     @staticmethod
-    def text(data: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    def text(data: dict[str, Any], key: str, *, required: bool = True,
+             max_chars: int = MAX_RULE_CHARS) -> str | None:
         value = data.get(key)
         if value is None:
             if required:
                 raise web.HTTPError(400, "missing %r in the request body", key)
             return None
         if not isinstance(value, str) or not value.strip():
-            raise web.HTTPError(400, "expected %r to be a non-empty string, got %r", key, value)
+            raise web.HTTPError(400, "expected %r to be a non-empty string, got %s", key,
+                                _short(value))
+        if len(value) > max_chars:
+            raise web.HTTPError(400, "%r has %d characters; at most %d are accepted", key,
+                                len(value), max_chars)
         return value.strip()
+
+    @staticmethod
+    def choice(data: dict[str, Any], key: str, choices: Any, *, required: bool = True
+               ) -> str | None:
+        """``data[key]`` when it is exactly one of ``choices`` (no case folding, no trimming:
+        a value that is not exact is refused, with the one it may have meant)."""
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise web.HTTPError(400, "missing %r in the request body", key)
+            return None
+        names = [str(c) for c in choices]
+        if isinstance(value, str) and value in names:
+            return value
+        hint = ""
+        if isinstance(value, str):
+            near = [n for n in names
+                    if n == value.strip().lower().replace("-", "_").replace(" ", "_")]
+            if near:
+                hint = f" (did you mean {near[0]!r}?)"
+        raise web.HTTPError(400, "expected %r to be exactly one of %s, got %s%s", key,
+                            ", ".join(names), _short(value), hint)
 
     def writable_layer(self, data: dict[str, Any]) -> str:
         from ..permission.settings import LAYERS, WRITABLE_LAYERS
 
-        layer = self.text(data, "layer")
+        layer = self.choice(data, "layer", LAYERS)
         if layer == "managed":
             raise web.HTTPError(
                 403, "the managed layer (%s) is read-only: only an administrator edits that "
                      "file; choose one of %s", str(self.store.path("managed")),
                 ", ".join(WRITABLE_LAYERS))
-        if layer not in LAYERS:
-            raise web.HTTPError(400, "unknown layer %r; expected one of %s", layer,
-                                ", ".join(WRITABLE_LAYERS))
         return layer  # type: ignore[return-value]
 
     def rule_behavior(self, data: dict[str, Any], *, default: str | None = None) -> str:
-        behavior = self.text(data, "behavior", required=default is None) or default
-        if behavior not in RULE_BEHAVIORS:
-            raise web.HTTPError(400, "expected 'behavior' to be allow, ask or deny, got %r",
-                                behavior)
+        behavior = self.choice(data, "behavior", RULE_BEHAVIORS,
+                               required=default is None) or default
         return behavior  # type: ignore[return-value]
 
     def context(self, settings: Any = None) -> Any:
@@ -160,6 +247,11 @@ class AgentToolsHandler(APIHandler):
     def reply(self, data: Any, status: int = 200) -> None:
         self.set_status(status)
         self.finish(json.dumps(data, default=str))
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def settings_view(store: Any) -> dict[str, Any]:
@@ -246,12 +338,7 @@ class ModeHandler(AgentToolsHandler):
         layer = self.writable_layer(data)
         if "mode" not in data:
             raise web.HTTPError(400, "missing 'mode' in the request body (null clears it)")
-        mode = data["mode"]
-        if mode is not None:
-            try:
-                mode = PermissionMode.parse(self.text(data, "mode")).value
-            except ValueError as exc:
-                raise web.HTTPError(400, "%s", exc) from None
+        mode = self.choice(data, "mode", [m.value for m in PermissionMode], required=False)
         await self.run(self.store.set_mode, layer, mode)
         view = await self.run(settings_view, self.store)
         self.reply({"layer": layer, "mode": mode, "file": str(self.store.path(layer)),
@@ -299,16 +386,12 @@ class CheckHandler(AgentToolsHandler):
         if not isinstance(tool_input, dict):
             raise web.HTTPError(400, "expected 'input' to be an object (the tool's input), "
                                      "got %s", type(tool_input).__name__)
-        settings = await self.run(self.store.load)
-        mode = data.get("mode")
-        if mode is None:
-            mode = settings.mode.value if settings.mode is not None else "default"
         from ..permission.types import PermissionMode
 
-        try:
-            mode = PermissionMode.parse(mode).value
-        except ValueError as exc:
-            raise web.HTTPError(400, "%s", exc) from None
+        mode = self.choice(data, "mode", [m.value for m in PermissionMode], required=False)
+        settings = await self.run(self.store.load)
+        if mode is None:
+            mode = settings.mode.value if settings.mode is not None else "default"
         decision = await self.run(self._check, tool if tool is not None else tool_name,
                                   tool_input, mode, settings)
         result = decision.to_dict()
@@ -350,6 +433,21 @@ class ValidateHandler(AgentToolsHandler):
                     "known_tool": tool is not None})
 
 
+class NotebookHandler(AgentToolsHandler):
+    """The notebook tools' edits of a notebook open in JupyterLab (``notebook_live.py``)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await live_read(self.settings, self.get_query_argument("path", "")))
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        status, payload = await live_edit(self.settings, self.body())
+        self.reply(payload, status)
+
+
 ROUTES = [
     ("settings", SettingsHandler),
     ("rules", RulesHandler),
@@ -357,4 +455,5 @@ ROUTES = [
     ("audit", AuditHandler),
     ("check", CheckHandler),
     ("validate", ValidateHandler),
+    ("notebook", NotebookHandler),
 ]

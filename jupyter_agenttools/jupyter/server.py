@@ -24,7 +24,8 @@ class AgentToolsServer(LoggingConfigurable):
 
     project_root = Unicode(
         "", config=True,
-        help="Project whose .agenttools/ settings the panel edits (default: the server's root_dir).",
+        help="Project whose .agenttools/ settings the panel edits "
+             "(default: the server's root_dir).",
     )
     user_dir = Unicode(
         "", config=True,

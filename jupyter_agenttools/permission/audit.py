@@ -2,8 +2,8 @@
 
 Lines are appended with a single ``write`` under an exclusive lock so concurrent kernels never
 interleave them: ``flock`` on the log itself where the OS has it (a few µs: the log is written
-on every decision), else a ``filelock`` lock file next to it. The reader skips (and counts) corrupt lines instead of failing: a log cut by a
-crash must stay readable.
+on every decision), else a ``filelock`` lock file next to it. The reader skips (and counts)
+corrupt lines instead of failing: a log cut by a crash must stay readable.
 """
 
 from __future__ import annotations

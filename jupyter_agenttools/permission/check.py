@@ -27,8 +27,10 @@ def _builtins() -> dict[str, "Tool"]:
     global _BUILTIN
     if _BUILTIN is None:
         from ..builtin import default_tools  # lazy: pulls in the shell analysis
+        from ..builtin.notebook import notebook_tools
 
-        _BUILTIN = {t.name: t for t in default_tools()}
+        # the notebook tools outside a kernel know no variables (RunCode: built-ins only)
+        _BUILTIN = {t.name: t for t in [*default_tools(), *notebook_tools()]}
     return _BUILTIN
 
 

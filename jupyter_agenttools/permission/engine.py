@@ -19,6 +19,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import DeveloperOrientedException, SettingsError
+from .effects import RULE_FAMILIES, covering_allow_rules, effect_matches, effects_of, is_family_rule
 from .memo import decision_scope
 from .modes import MODE_TABLE, ModePolicy
 from .rules import (
@@ -431,23 +432,56 @@ class PermissionEngine:
             return self._error(policy, step, exc, trace, tool)
 
     def _first_match(self, behavior: PermissionBehavior, tool: "Tool",
-                     tool_input: Mapping[str, Any], context: PermissionContext
-                     ) -> tuple[PermissionRule | None, int]:
-        rules = self._index.lookup(behavior, tool.name)  # type: ignore[union-attr]
-        for r in rules:
+                     tool_input: Mapping[str, Any], context: PermissionContext,
+                     effects: tuple[Any, ...] | None = None
+                     ) -> tuple[PermissionRule | None, int, str]:
+        """The first rule of ``behavior`` that applies: the tool's own rules, and, for a tool
+        that reports effects, the family rules (Read / Edit / Write with a path) of every
+        effect — any effect for deny and ask, every effect for allow (and only when the tool's
+        effects describe the whole call). Returns (rule, rules looked at, what matched)."""
+        index = self._index
+        assert index is not None
+        own = index.lookup(behavior, tool.name)
+        count = len(own)
+        for r in own:
+            if effects is not None and is_family_rule(r):
+                continue  # applied by effect below, like every other tool's
             if rule_matches(r, tool, tool_input, context):
-                return r, len(rules)
-        return None, len(rules)
+                return r, count, f"matched {r.text}"
+        if not effects:
+            return None, count, ""
+        families = {name: index.lookup(behavior, name) for name in RULE_FAMILIES}
+        count += sum(len(v) for name, v in families.items() if name != tool.name)
+        if behavior is ALLOW:
+            if not getattr(tool, "effects_complete", False):
+                return None, count, ""
+            rules = [r for v in families.values() for r in v]
+            covering = covering_allow_rules(rules, effects, context)
+            if not covering:
+                return None, count, ""
+            return covering[0], count, "matched " + " + ".join(r.text for r in covering) \
+                + " (every file the call touches)"
+        for effect in effects:
+            for name, kinds in RULE_FAMILIES.items():
+                if effect.kind not in kinds:
+                    continue
+                for r in families[name]:
+                    if effect_matches(r, effect, context):
+                        return r, count, f"matched {r.text} on the {effect.kind} of " \
+                                         f"{effect.path!r}"
+        return None, count, ""
 
     def _steps(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
                policy: ModePolicy, trace: list[TraceStep]) -> PermissionDecision:
         name = tool.name
         mode = policy.mode.value
 
+        effects = effects_of(tool, tool_input, context)
+
         # 1. deny rules: from any layer, in every mode
-        rule, n = self._first_match(DENY, tool, tool_input, context)
+        rule, n, matched = self._first_match(DENY, tool, tool_input, context, effects)
         if rule is not None:
-            trace.append(TraceStep("deny_rules", "deny", f"matched {rule.text}"))
+            trace.append(TraceStep("deny_rules", "deny", matched))
             return self._done(DENY, "deny_rules", trace, tool,
                               f"denied by rule {rule.text}",
                               f"Permission to use {name} was denied by rule {rule.text}.",
@@ -455,16 +489,16 @@ class PermissionEngine:
         trace.append(TraceStep("deny_rules", "no match", f"{n} deny rule(s) for {name}"))
 
         # 2. ask rules
-        rule, n = self._first_match(ASK, tool, tool_input, context)
+        rule, n, matched = self._first_match(ASK, tool, tool_input, context, effects)
         if rule is not None:
             verdict = policy.ask_rule
             if verdict is ASK:
-                trace.append(TraceStep("ask_rules", "ask", f"matched {rule.text}"))
+                trace.append(TraceStep("ask_rules", "ask", matched))
                 return self._done(ASK, "ask_rules", trace, tool, f"ask rule {rule.text}",
                                   f"Permission required for {name} (rule {rule.text}).",
                                   rule=rule, tool_input=tool_input, context=context)
             trace.append(TraceStep("ask_rules", verdict.value,
-                                   f"matched {rule.text}; {mode} turns ASK into {verdict.value}"))
+                                   f"{matched}; {mode} turns ASK into {verdict.value}"))
             return self._done(verdict, "ask_rules", trace, tool,
                               f"ask rule {rule.text}; {mode} mode: no one to answer",
                               f"Permission to use {name} was denied: rule {rule.text} requires "
@@ -522,9 +556,9 @@ class PermissionEngine:
         if not policy.allow_rules:
             trace.append(TraceStep("allow_rules", "not consulted", f"{mode} mode"))
         else:
-            rule, n = self._first_match(ALLOW, tool, tool_input, context)
+            rule, n, matched = self._first_match(ALLOW, tool, tool_input, context, effects)
             if rule is not None:
-                trace.append(TraceStep("allow_rules", "allow", f"matched {rule.text}"))
+                trace.append(TraceStep("allow_rules", "allow", matched))
                 return self._done(ALLOW, "allow_rules", trace, tool,
                                   f"allowed by rule {rule.text}",
                                   f"Permission granted for {name} by rule {rule.text}.",

@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .facts import ResolvedPath, facts_for
+from .patterns import pattern_globs, target_matches
 from .sensitive import (
     CREDENTIAL,
-    glob_to_regex,
     read_verdict,
     sensitive_write_reason,
 )
@@ -137,108 +137,81 @@ def canonicalize(path: object, cwd: str, home: str | None = None) -> str:
 _STREAMS = re.compile(r"/dev/(?:std(?:in|out|err)|fd/[0-9]+)|/proc/self/fd/[0-9]+")
 
 
+def resolve_path(path: object, context: "PermissionContext", follow_last: bool = True,
+                 base: "tuple[str, ...] | None" = ()) -> ResolvedPath:
+    """``path`` (a tool's word) resolved by the one resolver on the context's facts (the
+    backend's file system). Raises ValueError for a word that cannot be a path."""
+    word = _check_text(path)
+    facts = facts_for(context)
+    absolute = facts.locate(word, base)
+    if absolute is not None and _STREAMS.fullmatch(absolute):
+        return ResolvedPath(word, absolute, absolute, True, False)
+    if absolute is None:
+        return ResolvedPath(word, word, word, status="unknown")
+    return facts.resolve_absolute(absolute, follow_last, word)
+
+
 def _both_forms(path: object, cwd: str, home: object) -> tuple[str, str]:
-    absolute = _absolute(_check_text(path), _check_text(cwd, "working directory"), _home(home))
-    if _STREAMS.fullmatch(absolute):
-        return absolute, absolute
-    try:
-        canonical = os.path.realpath(absolute)
-    except (OSError, ValueError) as exc:  # pragma: no cover - realpath is non-strict
-        raise ValueError(f"cannot resolve the path {path!r}: {exc}") from None
-    return canonical, _lexical(absolute)
+    _check_text(cwd, "working directory")
+    rp = resolve_path(path, _LocalContext(os.path.abspath(cwd), _home(home)))  # type: ignore[arg-type]
+    return rp.physical, rp.lexical
+
+
+class _LocalContext:
+    """The two fields the resolver needs, for the context-free helpers (canonicalize)."""
+
+    facts = None
+
+    def __init__(self, cwd: str, home: str):
+        self.cwd, self.home = cwd, home
 
 
 def _both(path: object, context: "PermissionContext") -> tuple[str, str]:
     """(canonical, lexical) forms of a tool's path; None/"" means the cwd."""
     if path is None or path == "":
         path = context.cwd
-    return _both_forms(path, context.cwd, context.home)
+    rp = resolve_path(path, context)
+    return rp.physical, rp.lexical
 
 
-# --- patterns ---------------------------------------------------------------------------------
+def context_home(context: "PermissionContext") -> str:
+    """The home directory of the machine the tools run on (the facts'), for the secret table."""
+    return _home(facts_for(context).home)
+
+
+def working_dirs(context: "PermissionContext") -> tuple[str, ...]:
+    """The context's working directories resolved on its facts (the backend's file system)."""
+    facts = facts_for(context)
+    raw = (context.cwd, context.project_root, *context.working_directories)
+    cache = facts.__dict__.setdefault("_working_dirs", {})
+    found = cache.get(raw)
+    if found is None:
+        seen: dict[str, None] = {}
+        for d in raw:
+            if d:
+                seen.setdefault(facts.physical_dir(d), None)
+        found = cache[raw] = tuple(seen)
+    return found
+
+
+# --- patterns (permission/patterns.py) ---------------------------------------------------------
 
 
 def _escape_glob(literal: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", literal)
-
-
-def _pattern_glob(pattern: str, context: "PermissionContext") -> str:
-    """The pattern as an absolute glob whose literal leading directories are canonical."""
-    pattern = _check_text(pattern, "pattern")
-    home = _home(context.home)
-    dir_only = len(pattern) > 1 and pattern.endswith("/")
-    pattern = pattern.rstrip("/") or "/"
-    if pattern == "~" or pattern.startswith("~/"):
-        full = home.rstrip("/") + pattern[1:]
-    elif pattern.startswith("~"):
-        full = os.path.expanduser(pattern)
-    else:
-        full = pattern
-    if not full.startswith("/"):
-        root = context.project_root or context.cwd
-        if full.startswith("./"):
-            full = full[2:]  # anchored at the root
-        elif "/" not in full and full != "**":
-            full = "**/" + full  # no slash: any depth below the root
-        full = os.path.abspath(root).rstrip("/") + "/" + full
-    segs = [s for s in full.split("/") if s not in ("", ".")]
-    # The literal leading part is normalised and resolved like a path; the rest stays a glob.
-    k = 0
-    while k < len(segs) and not _GLOB.search(segs[k]):
-        k += 1
-    if any(s == ".." for s in segs[k:]):
-        raise ValueError(f"'..' after a wildcard is not supported in the pattern {pattern!r}")
-    literal = os.path.realpath("/" + "/".join(segs[:k]))  # ".." after symlinks, as the kernel
-    rest = segs[k:]
-    if dir_only:
-        rest.append("**")
-    if not rest:
-        return _escape_glob(literal)
-    return _escape_glob(literal).rstrip("/") + "/" + "/".join(rest)
-
-
-@lru_cache(maxsize=1024)
-def _compiled(glob: str, broad: bool) -> re.Pattern[str]:
-    body = glob_to_regex(glob)
-    if broad:
-        body += r"(?:/.*)?" if not glob.endswith("/**") else ""
-    try:
-        return re.compile(body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
-    except re.error as exc:  # pragma: no cover - glob_to_regex only emits valid regexes
-        raise ValueError(f"the pattern {glob!r} cannot be compiled: {exc}") from None
-
-
-def _regexes(pattern: str, context: "PermissionContext", broad: bool) -> list[re.Pattern[str]]:
-    """The compiled pattern; deny/ask also read ``/x`` the way Claude Code settings mean it
-    (relative to the project root), so a copied deny rule is not silently void."""
-    out = [_compiled(_pattern_glob(pattern, context), broad)]
-    if (broad and context.project_root and pattern.startswith("/")
-            and not pattern.startswith("//") and pattern != "/"):
-        out.append(_compiled(_pattern_glob("./" + pattern.lstrip("/"), context), broad))
-    return out
-
-
-def _any_match(regexes: list[re.Pattern[str]], canonical: str, lexical: str,
-               broad: bool) -> bool:
-    for regex in regexes:
-        if regex.match(canonical) or (broad and regex.match(lexical)):
-            return True
-    return False
+    return re.sub(r"([*?\[\]\\])", r"\\\1", literal)
 
 
 def path_matches(pattern: str, path: object, context: "PermissionContext", *,
                  broad: bool = False) -> bool:
-    """Does the gitignore-style ``pattern`` match ``path`` (both canonicalised)?
+    """Does the rule ``pattern`` match ``path`` (resolved on the context's facts)?
 
-    By default the glob must match the resolved path itself (``*`` stays in its segment), the
-    reading allow rules get. ``broad=True`` is the deny/ask reading: it also matches below a
-    matched directory, ignores case, tries the unresolved path too and reads ``/x`` both as
-    absolute and as project-relative (:func:`match_path_rule` picks the reading by behavior).
-    Raises ValueError for a path or pattern that cannot be used (see the module docstring).
+    By default the pattern must match the resolved path itself (``*`` stays in its segment),
+    the reading allow rules get. ``broad=True`` is the deny/ask reading (see
+    ``permission/patterns.py``). Raises ValueError for a path or pattern that cannot be used.
     """
-    regexes = _regexes(pattern, context, broad)
-    canonical, lexical = _both(path, context)
-    return _any_match(regexes, canonical, lexical, broad)
+    pattern_globs(pattern, context, broad)  # a broken pattern raises here
+    target = resolve_path(context.cwd if path is None or path == "" else path, context)
+    return target_matches(pattern, target, context, broad=broad)
 
 
 # --- working directories ----------------------------------------------------------------------
@@ -255,7 +228,13 @@ def inside_working_dirs(path: object, context: "PermissionContext") -> bool:
         canonical, _ = _both(path, context)
     except ValueError:
         return False
-    return any(_below(canonical, d) for d in context.all_working_directories)
+    return any(_below(canonical, d) for d in working_dirs(context))
+
+
+def resolved_matches(pattern: str, target: ResolvedPath, context: "PermissionContext", *,
+                     broad: bool, below: bool = False) -> bool:
+    """:func:`patterns.target_matches` (kept here for callers of the file-tool policy)."""
+    return target_matches(pattern, target, context, broad=broad, below=below)
 
 
 # --- the file tools' checks -------------------------------------------------------------------
@@ -279,62 +258,90 @@ def read_is_fast_path_safe(path: object, context: "PermissionContext") -> bool:
     True only for a non-secret path inside the working directories, so secrets and reads
     outside fall through to :func:`check_read`."""
     try:
-        canonical, lexical = _both(path, context)
+        target = resolve_path(context.cwd if path is None or path == "" else path, context)
     except ValueError:
         return False
-    if _secret(canonical, lexical, _home(context.home)):
-        return False
-    return any(_below(canonical, d) for d in context.all_working_directories)
+    return check_read_resolved(target, context).behavior is PermissionBehavior.ALLOW
+
+
+def _shown(target: ResolvedPath) -> str:
+    if target.physical == target.lexical:
+        return target.physical
+    return f"{target.lexical} (→ {target.physical})"
+
+
+def check_read_resolved(target: ResolvedPath, context: "PermissionContext",
+                        tool_name: str = "Read", kind: str = "read") -> PermissionDecision:
+    """One read (or search) of a resolved path: a key or credential → safety ASK, another
+    secret → ASK, a place we cannot know → safety ASK, inside the working directories →
+    ALLOW, outside → ASK with a suggested rule."""
+    if not target.known:
+        why = ("it follows too many symbolic links" if target.status == "loop"
+               else "it is relative to a directory only known when the command runs")
+        return PermissionDecision.ask(f"{tool_name}: cannot tell which file {target.word!r} "
+                                      f"is: {why}", safety=True)
+    secret = _secret(target.physical, target.lexical, context_home(context))
+    if secret is not None:
+        kind_of, reason = secret
+        return PermissionDecision.ask(
+            f"{tool_name} of {_shown(target)} may reveal a secret: {reason}",
+            safety=kind_of == CREDENTIAL)
+    if any(_below(target.physical, d) for d in working_dirs(context)):
+        return PermissionDecision.allow(f"{target.physical} is inside a working directory")
+    return PermissionDecision.ask(
+        f"{tool_name} of {target.physical}: outside the working directories",
+        suggestions=_suggest_resolved(tool_name, target, context, kind == "search"))
 
 
 def check_read(path: object, context: "PermissionContext",
                tool_name: str = "Read") -> PermissionDecision:
-    """Read, and Glob/Grep on their ``path``: a key or credential → safety ASK, another secret →
-    ASK, inside the working directories → ALLOW, outside → ASK with a suggested rule."""
+    """Read, and Glob/Grep on their ``path`` (None or "": the cwd): see
+    :func:`check_read_resolved`."""
     try:
-        canonical, lexical = _both(path, context)
+        target = resolve_path(context.cwd if path is None or path == "" else path, context)
     except ValueError as exc:
         return PermissionDecision.ask(f"{tool_name}: cannot check this path: {exc}")
-    secret = _secret(canonical, lexical, _home(context.home))
-    if secret is not None:
-        kind, reason = secret
-        shown = canonical if canonical == lexical else f"{lexical} (→ {canonical})"
-        return PermissionDecision.ask(
-            f"{tool_name} of {shown} may reveal a secret: {reason}",
-            safety=kind == CREDENTIAL)
-    if any(_below(canonical, d) for d in context.all_working_directories):
-        return PermissionDecision.allow(f"{canonical} is inside a working directory")
-    return PermissionDecision.ask(
-        f"{tool_name} of {canonical}: outside the working directories",
-        suggestions=suggest_path_rules(tool_name, path, context))
+    kind = "search" if tool_name in ("Glob", "Grep") else "read"
+    return check_read_resolved(target, context, tool_name, kind)
+
+
+def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
+                         tool_name: str = "Edit", effect: Any = None) -> PermissionDecision:
+    """One write/delete of a resolved path: a sensitive target (or one we cannot place) →
+    safety ASK; accept_edits inside the working directories → ALLOW; otherwise PASSTHROUGH
+    (allow rules and the fallback decide)."""
+    if not target.known:
+        why = ("it follows too many symbolic links" if target.status == "loop"
+               else "it is relative to a directory only known when the command runs")
+        return PermissionDecision.ask(f"{tool_name}: cannot tell which file {target.word!r} "
+                                      f"is: {why}", safety=True)
+    home = context_home(context)
+    reason = _write_reason(target.physical, target.lexical, home)
+    if reason is None and read_verdict(target.physical, home) is not None:
+        reason = "it holds a secret"  # belt and braces: every secret file is a sensitive write
+    if reason is not None:
+        return PermissionDecision.ask(f"{tool_name} of {_shown(target)} is sensitive: {reason}",
+                                      safety=True)
+    inside = any(_below(target.physical, d) for d in working_dirs(context))
+    if inside and context.mode is PermissionMode.ACCEPT_EDITS:
+        return PermissionDecision.allow(f"accept_edits: {target.physical} is inside a working "
+                                        "directory")
+    where = "inside" if inside else "outside"
+    return PermissionDecision.passthrough(
+        f"{tool_name} of {target.physical} ({where} the working directories)",
+        suggestions=_suggest_resolved(tool_name, target, context, False))
 
 
 def check_write(path: object, context: "PermissionContext",
                 tool_name: str = "Edit") -> PermissionDecision:
-    """Write and Edit: a sensitive target → safety ASK; accept_edits inside the working
-    directories → ALLOW; otherwise PASSTHROUGH (allow rules and the fallback decide)."""
+    """Write and Edit: see :func:`check_write_resolved`."""
     if path is None or path == "":
         return PermissionDecision.ask(f"{tool_name}: no file path given")
     try:
-        canonical, lexical = _both(path, context)
+        target = resolve_path(path, context)
     except ValueError as exc:
         return PermissionDecision.ask(f"{tool_name}: cannot check this path: {exc}")
-    home = _home(context.home)
-    reason = _write_reason(canonical, lexical, home)
-    if reason is None and read_verdict(canonical, home) is not None:
-        reason = "it holds a secret"  # belt and braces: every secret file is a sensitive write
-    if reason is not None:
-        shown = canonical if canonical == lexical else f"{lexical} (→ {canonical})"
-        return PermissionDecision.ask(f"{tool_name} of {shown} is sensitive: {reason}",
-                                      safety=True)
-    inside = any(_below(canonical, d) for d in context.all_working_directories)
-    if inside and context.mode is PermissionMode.ACCEPT_EDITS:
-        return PermissionDecision.allow(f"accept_edits: {canonical} is inside a working "
-                                        "directory")
-    where = "inside" if inside else "outside"
-    return PermissionDecision.passthrough(
-        f"{tool_name} of {canonical} ({where} the working directories)",
-        suggestions=suggest_path_rules(tool_name, path, context))
+    return check_write_resolved(target, context, tool_name)
 
 
 def match_path_rule(rule: PermissionRule, path: object, context: "PermissionContext") -> bool:
@@ -345,19 +352,19 @@ def match_path_rule(rule: PermissionRule, path: object, context: "PermissionCont
         return True
     broad = rule.behavior is not PermissionBehavior.ALLOW
     try:
-        regexes = _regexes(rule.specifier, context, broad)
+        pattern_globs(rule.specifier, context, broad)
     except ValueError:
         return False
     try:
-        canonical, lexical = _both(path, context)
+        target = resolve_path(context.cwd if path is None or path == "" else path, context)
     except ValueError:
         return broad
-    return _any_match(regexes, canonical, lexical, broad)
+    return target_matches(rule.specifier, target, context, broad=broad)
 
 
 def _too_broad(directory: str, home: str) -> bool:
-    """``/``, a top-level directory, the home directory or one of its ancestors."""
-    home = os.path.realpath(home)
+    """``/``, a top-level directory, the home directory or one of its ancestors (``home``
+    already resolved)."""
     return directory.count("/") < 2 or _below(home, directory)
 
 
@@ -370,41 +377,53 @@ def _spec(text: str) -> str | None:
 
 def suggest_path_rules(tool_name: str, path: object,
                        context: "PermissionContext") -> list[PermissionRule]:
-    """One allow rule for the containing directory (``Read(/abs/dir/**)``, or ``Edit(src/**)``
+    """One allow rule for the containing directory (``Read(//abs/dir/**)``, or ``Edit(src/**)``
     relative to the project root), the exact file when that directory would be too broad.
     Never ``**``, ``/**``, ``~/**``, ``/``, the home directory; nothing for sensitive paths."""
-    try:
-        canonical, lexical = _both(path, context)
-    except ValueError:
-        return []
-    home = _home(context.home)
-    if _secret(canonical, lexical, home) or _write_reason(canonical, lexical, home):
-        return []
     if path in (None, "") and tool_name not in _READ_TOOLS:
         return []
-    if _below(os.path.realpath(home), canonical):  # "/", the home or one of its ancestors
+    try:
+        target = resolve_path(context.cwd if path is None or path == "" else path, context)
+    except ValueError:
         return []
-    is_dir = tool_name in ("Glob", "Grep") and os.path.isdir(canonical)
+    return _suggest_resolved(tool_name, target, context,
+                             tool_name in ("Glob", "Grep") and target.is_dir)
+
+
+def _suggest_resolved(tool_name: str, target: ResolvedPath, context: "PermissionContext",
+                      is_dir: bool) -> list[PermissionRule]:
+    if not target.known:
+        return []
+    canonical, lexical = target.physical, target.lexical
+    home = context_home(context)
+    if _secret(canonical, lexical, home) or _write_reason(canonical, lexical, home):
+        return []
+    facts = facts_for(context)
+    real_home = facts.physical_dir(home)
+    if _below(real_home, canonical):  # "/", the home or one of its ancestors
+        return []
+    is_dir = is_dir and target.is_dir
     directory = canonical if is_dir else os.path.dirname(canonical)
     # relative suggestions only against a project root: a cwd-relative rule would change
     # meaning when the session starts elsewhere
-    root = os.path.realpath(context.project_root) if context.project_root else "\x00"
+    root = facts.physical_dir(context.project_root) if context.project_root else "\x00"
     # the whole project or cwd is as good as "**": offer the file itself instead
-    if directory in (root, os.path.realpath(context.cwd)) or _too_broad(directory, home):
+    if directory in (root, facts.physical_dir(context.cwd)) or _too_broad(directory, real_home):
         if is_dir:
             return []
-        # the exact file: "./name" when it sits below the root, else absolute
+        # the exact file: "./name" when it sits below the root, else "//absolute"
         if canonical != root and _below(canonical, root):
             spec = _spec("./" + os.path.relpath(canonical, root))
         else:
             spec = _spec(canonical)
+            spec = spec and "/" + spec
     elif _below(directory, root):
         rel = os.path.relpath(directory, root)  # "src/**" has a "/": anchored at root
         spec = _spec("./" + rel if rel.startswith("~") else rel)  # "~x/" is not the home
         spec = spec and spec + "/**"
     else:
-        spec = _spec(directory)
-        spec = spec and spec + "/**"
+        spec = _spec(directory)  # "//abs/**": "/abs" would be the project's abs/
+        spec = spec and "/" + spec + "/**"
     if spec is None:
         return []
     try:
@@ -424,20 +443,22 @@ def safe_cli_path(path: object) -> str:
     return "./" + text if text.startswith("-") else text
 
 
-def glob_reach(pattern: object, path: object, context: "PermissionContext") -> str:
-    """The directory a Glob ``pattern`` searched from ``path`` can reach (``../../*`` or an
-    absolute pattern leave ``path``): the Glob tool checks this with :func:`check_read`.
-    Raises ValueError for an unusable pattern or path."""
+def glob_reach_word(pattern: object, path: object) -> str:
+    """The folder a Glob ``pattern`` searched from ``path`` (None or "": the cwd, ".") can
+    reach, as a path word (``../../*`` or an absolute pattern leave ``path``): resolved later,
+    on the backend's facts. Raises ValueError for an unusable pattern or path."""
     pattern = _check_text(pattern, "pattern")
-    base = context.cwd if path is None or path == "" else path
+    base = "." if path is None or path == "" else _check_text(path)
     segs = pattern.split("/")
     first_glob = next((i for i, s in enumerate(segs) if _GLOB.search(s)), len(segs) - 1)
     last_up = max((i for i, s in enumerate(segs) if s == ".."), default=-1)
     cut = max(first_glob, last_up + 1)
     head = "/".join(segs[:cut])
     if pattern.startswith("/"):
-        target = head or "/"
-    else:
-        target = os.path.join(_absolute(_check_text(base), _check_text(context.cwd),
-                                        _home(context.home)), head)
-    return canonicalize(target, context.cwd, context.home)
+        return head or "/"
+    return base.rstrip("/") + "/" + head if head else base
+
+
+def glob_reach(pattern: object, path: object, context: "PermissionContext") -> str:
+    """:func:`glob_reach_word` resolved on the context's facts (the Glob tool checks it)."""
+    return resolve_path(glob_reach_word(pattern, path), context).physical

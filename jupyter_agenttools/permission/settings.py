@@ -8,22 +8,29 @@ a deny anywhere wins because the engine checks every deny rule first. Each rule'
 its file.
 
 Writes are read-modify-write under a file lock next to the file, then an atomic replace, so
-concurrent writers lose nothing. A corrupt file is a SettingsError naming the file and line,
-and a write never replaces a file it could not parse. Keys we don't know are kept.
+concurrent writers lose nothing; a settings file that is a symlink has its target replaced (the
+link stays), and temp files a killed writer left behind are removed by the next write. Every
+file is checked against ``settings.schema.json`` on load (``settings_file.py``): a corrupt or
+invalid file — an unknown key included — is a SettingsError naming the file, line and key, the
+engine refuses to decide until it is fixed, and a write never replaces a file it could not
+parse nor writes one the next load would refuse.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..backends.sandbox_settings import SandboxSettingsError, parse_sandbox_settings
 from ..errors import RuleSyntaxError, SettingsError
+from ..strict_json import line_of
 from .rules import load_rule
+from .settings_file import parse as parse_file
+from .settings_file import read_text, serialize
 from .types import PermissionBehavior, PermissionMode, PermissionRule
 
 __all__ = [
@@ -42,8 +49,8 @@ LAYERS = ("managed", "local", "project", "user")
 WRITABLE_LAYERS = ("local", "project", "user")
 RULE_KEYS = ("allow", "ask", "deny")
 _UNCHANGED = object()  # a change that needs no write
-_GITIGNORE = "# written by jupyter_agenttools: personal, not shared\nsettings.local.json\n" \
-             "audit.jsonl\n*.lock\n"
+_GITIGNORE_HEADER = "# written by jupyter_agenttools: personal, not shared"
+_GITIGNORE_LINES = ("settings.local.json", "audit.jsonl", "*.lock", "*.tmp")
 
 
 def default_user_dir() -> Path:
@@ -62,16 +69,33 @@ def default_managed_path() -> Path:
 
 def ensure_agenttools_dir(directory: str | os.PathLike[str]) -> Path:
     """Create ``directory``; a ``.agenttools`` folder also gets a .gitignore for the personal
-    files (local settings, audit log, lock files)."""
+    files (local settings, audit log, lock and temp files). One we wrote earlier gets the
+    lines added since."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     if d.name == ".agenttools":
+        ignore = d / ".gitignore"
         try:
-            with open(d / ".gitignore", "x", encoding="utf-8") as f:
-                f.write(_GITIGNORE)
+            with open(ignore, "x", encoding="utf-8") as f:
+                f.write("\n".join((_GITIGNORE_HEADER, *_GITIGNORE_LINES)) + "\n")
         except FileExistsError:
-            pass
+            _update_gitignore(ignore)
     return d
+
+
+def _update_gitignore(ignore: Path) -> None:
+    try:
+        if not stat.S_ISREG(os.lstat(ignore).st_mode) or os.path.getsize(ignore) > 65536:
+            return  # not the small file we wrote: leave it alone
+        lines = ignore.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return
+    if not lines or lines[0] != _GITIGNORE_HEADER:
+        return  # the person's own file
+    missing = [line for line in _GITIGNORE_LINES if line not in lines]
+    if missing:
+        with contextlib.suppress(OSError), open(ignore, "a", encoding="utf-8") as f:
+            f.write("\n".join(missing) + "\n")
 
 
 @dataclass
@@ -82,8 +106,9 @@ class LayerSettings:
     mode: PermissionMode | None = None
     rules: list[PermissionRule] = field(default_factory=list)
     additional_directories: list[str] = field(default_factory=list)
-    #: the checked ``sandbox`` object (backends/sandbox_settings.py), {} when absent
-    sandbox: dict[str, Any] = field(default_factory=dict)
+    #: the file's whole JSON object, validated against the schema (``sandbox``,
+    #: ``trusted_projects``, the managed layer's lock-down keys…)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -94,12 +119,6 @@ class MergedSettings:
     rules: list[PermissionRule] = field(default_factory=list)
     additional_directories: tuple[str, ...] = ()
     by_layer: dict[str, LayerSettings] = field(default_factory=dict)
-
-    @property
-    def sandbox_layers(self) -> dict[str, dict[str, Any]]:
-        """Each layer's ``sandbox`` object (merged by sandbox_settings.merge_sandbox_layers,
-        which knows which layers may loosen it)."""
-        return {name: ls.sandbox for name, ls in self.by_layer.items() if ls.sandbox}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,96 +131,77 @@ class MergedSettings:
         }
 
 
-def _line_of(text: str | None, needle: str) -> int | None:
-    if not text:
-        return None
-    i = text.find(needle)
-    return None if i < 0 else text.count("\n", 0, i) + 1
-
-
 def _read_raw(path: Path) -> tuple[dict[str, Any], str | None]:
-    """The file's JSON object and text; ``({}, None)`` when it does not exist."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, None
-    except UnicodeDecodeError as exc:
-        raise SettingsError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise SettingsError(path, f"cannot read it: {exc.strerror or exc}") from None
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                            line=exc.lineno) from None
-    if not isinstance(data, dict):
-        raise SettingsError(path, f"expected a JSON object at the top, "
-                                  f"got {type(data).__name__}", line=1)
-    return data, text
+    """The file's validated JSON object and text; ``({}, None)`` when it does not exist."""
+    text = read_text(path)
+    return parse_file(path, text), text
 
 
 def _parse_layer(layer: str, path: Path, data: dict[str, Any], text: str | None,
                  base_dir: Path) -> LayerSettings:
-    """Validate a settings object; every problem is a SettingsError with file and line."""
-    ls = LayerSettings(layer, path, exists=text is not None)
-    try:
-        ls.sandbox = parse_sandbox_settings(data.get("sandbox"), "'sandbox'")
-    except SandboxSettingsError as exc:
-        raise SettingsError(path, str(exc), _line_of(text, '"sandbox"')) from None
+    """A layer from a file's object (already valid against the schema); a rule that does not
+    parse is a SettingsError with file and line."""
+    ls = LayerSettings(layer, path, exists=text is not None, data=data)
     perms = data.get("permissions", {})
-    if perms is None:
-        return ls
-    if not isinstance(perms, dict):
-        raise SettingsError(path, f"'permissions' must be an object, got "
-                                  f"{type(perms).__name__}", _line_of(text, '"permissions"'))
-    if perms.get("mode") is not None:
-        try:
-            ls.mode = PermissionMode.parse(perms["mode"])
-        except ValueError as exc:
-            raise SettingsError(path, f"'mode': {exc}", _line_of(text, '"mode"')) from None
+    if "mode" in perms:
+        ls.mode = PermissionMode(perms["mode"])
     source = str(path)
     for key in RULE_KEYS:
-        entries = perms.get(key, [])
-        if entries is None:
-            continue
-        if not isinstance(entries, list):
-            raise SettingsError(path, f"'{key}' must be a list of rules, got "
-                                      f"{type(entries).__name__}", _line_of(text, f'"{key}"'))
-        for entry in entries:
+        for index, entry in enumerate(perms.get(key, [])):
             try:
                 ls.rules.append(load_rule(entry, key, source))
             except RuleSyntaxError as exc:
-                needle = entry.get("rule") if isinstance(entry, dict) else entry
-                line = _line_of(text, json.dumps(needle, ensure_ascii=False)) \
-                    if isinstance(needle, str) else _line_of(text, f'"{key}"')
-                raise SettingsError(path, f"'{key}': {exc}", line) from None
-    dirs = perms.get("additional_directories", [])
-    if dirs is None:
-        dirs = []
-    if not isinstance(dirs, list) or not all(isinstance(d, str) and d.strip() for d in dirs):
-        raise SettingsError(path, "'additional_directories' must be a list of directory paths",
-                            _line_of(text, '"additional_directories"'))
-    for d in dirs:
+                where = ["permissions", key, index]
+                raise SettingsError(path, f"'{key}': {exc}", line_of(text, where),
+                                    f"permissions.{key}[{index}]") from None
+    for d in perms.get("additional_directories", []):
         p = Path(os.path.expanduser(d))
         ls.additional_directories.append(str(p if p.is_absolute() else base_dir / p))
     return ls
 
 
-def _atomic_write(path: Path, data: dict[str, Any]) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+def _write_target(path: Path) -> Path:
+    """The file a write replaces: a symlink's final target (the link itself stays)."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
+
+def _check_lock_file(lock: Path, settings_path: Path) -> None:
+    """A lock file a cloned repo ships as a symlink or FIFO is refused: opening it to lock
+    would follow the link (older filelock versions truncate the target)."""
+    try:
+        mode = os.lstat(lock).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        kind = "a symlink" if stat.S_ISLNK(mode) else "not a regular file"
+        raise SettingsError(settings_path, f"its lock file {lock} is {kind}; remove it and "
+                                           f"try again")
+
+
+def _remove_stale_temps(target: Path) -> None:
+    """Temp files of writers killed between write and rename (we hold the lock: no live writer
+    has one)."""
+    prefix = target.name + "."
+    with contextlib.suppress(OSError), os.scandir(target.parent) as entries:
+        for entry in entries:
+            if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _atomic_write(path: Path, target: Path, data: dict[str, Any]) -> None:
+    text = serialize(path, data)
+    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
         try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+            os.chmod(tmp, os.stat(target).st_mode & 0o777)
         except FileNotFoundError:
             os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -244,7 +244,7 @@ class SettingsStore:
     # --- reading ---------------------------------------------------------------------------
 
     def _stat_signature(self) -> tuple[Any, ...]:
-        sig = []
+        sig: list[Any] = []
         for p in self._path_list:
             try:
                 st = os.stat(p)
@@ -302,18 +302,23 @@ class SettingsStore:
             ensure_agenttools_dir(path.parent)
         from filelock import FileLock
 
-        lock = FileLock(str(path) + ".lock")
+        target = _write_target(path)
+        lock_path = Path(str(target) + ".lock")
+        _check_lock_file(lock_path, path)
+        lock = FileLock(str(lock_path))
         with lock.acquire(poll_interval=0.002):  # the default 50 ms makes writers crawl
+            _remove_stale_temps(target)
             data, text = _read_raw(path)
             base = self.user_dir if layer == "user" else self.project_root
             # never rewrite a file we can't parse
             parsed = _parse_layer(layer, path, data, text, base)
+            had_permissions = "permissions" in data
             perms = data.setdefault("permissions", {})
-            if perms is None:
-                perms = data["permissions"] = {}
             result = change(perms, parsed)
             if result is not _UNCHANGED:
-                _atomic_write(path, data)
+                if not perms and not had_permissions:
+                    del data["permissions"]
+                _atomic_write(path, target, data)
         return None if result is _UNCHANGED else result
 
     def add_rule(self, layer: str, behavior: PermissionBehavior | str, entry: Any

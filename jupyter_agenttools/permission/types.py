@@ -259,6 +259,9 @@ class PermissionContext:
     ``cwd`` is where relative paths resolve (the backend's current directory);
     ``working_directories`` are the extra directories edits/reads are allowed in
     (``additional_directories`` of the settings); ``cwd`` and ``project_root`` always count.
+    ``facts``: where file-system questions are answered (``permission/facts.py``): None means
+    this machine, asked lazily during each decision; a remote backend's prefetched facts
+    otherwise (its cwd and home then win over ``cwd``/``home`` for resolving words).
     """
 
     mode: PermissionMode = PermissionMode.DEFAULT
@@ -266,6 +269,7 @@ class PermissionContext:
     working_directories: tuple[str, ...] = ()
     project_root: str | None = None
     home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    facts: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", PermissionMode.parse(self.mode))

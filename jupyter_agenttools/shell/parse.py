@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tree_sitter import Language, Parser
 import tree_sitter_bash
+from tree_sitter import Language, Parser
 
 __all__ = [
     "Word", "Redirect", "Heredoc", "SimpleCommand", "ShellAnalysis", "analyze",
@@ -341,6 +341,7 @@ class _Walker:
             out._reason("the command could not be fully parsed (text outside the syntax tree)")
         # stack items: (node, nesting flags, parent command index, inherited redirects, pipe)
         stack = [(root, 0, None, (), None)]
+        nest, parent = 0, None  # pending nodes inherit the last popped item's values
         while stack or self.pending:
             if self.pending:
                 for n in reversed(self.pending):
@@ -425,7 +426,8 @@ class _Walker:
         while stack:
             n = stack.pop()
             if n.is_missing:
-                return f"the command has a syntax error (missing {n.type!r} at offset {n.start_byte})"
+                return (f"the command has a syntax error (missing {n.type!r} at offset "
+                        f"{n.start_byte})")
             if n.is_error:
                 snippet = self.text(n)[:30]
                 return f"the command has a syntax error near {snippet!r} (offset {n.start_byte})"
@@ -899,7 +901,7 @@ def _ansi_c(body: str) -> str:
             else:
                 out.append("\\x")
         elif e in "uU":
-            m = re.match(r"[0-9A-Fa-f]{1,%d}" % (4 if e == "u" else 8), body[i:])
+            m = re.match(rf"[0-9A-Fa-f]{{1,{4 if e == 'u' else 8}}}", body[i:])
             if m:
                 cp = int(m.group(0), 16)
                 out.append(chr(cp) if cp < 0x110000 else "\ufffd")

@@ -81,7 +81,7 @@ from ..permission.types import (
     PermissionMode,
     PermissionRule,
 )
-from .parse import IN_SUBSTITUTION, ShellAnalysis, SimpleCommand, Word, analyze
+from .parse import ShellAnalysis, SimpleCommand, Word, analyze
 from .programs import (
     DOWNLOADERS,
     INTERPRETERS,
@@ -89,8 +89,8 @@ from .programs import (
     SHELLS,
     Verdict,
     classify,
-    sed_analysis,
     secret_printer,
+    sed_analysis,
 )
 from .wrappers import inner_commands, program_name, unwrap
 
@@ -661,7 +661,7 @@ def _target_danger(w: Word, plan: _Plan, what: str) -> tuple[str, str] | None:
                 return (_ASK, f"{what} of {q}: the repository's history")
             if ("/" + q.split("/", 2)[1]) in _SYSTEM_DIRS and not q.startswith(home + "/"):
                 return (_ASK, f"{what} in the system directory {q}")
-            for d, secret_dir in _home_dirs(home):
+            for _d, secret_dir in _home_dirs(home):
                 if _below(q, secret_dir):
                     return (_ASK, f"{what} of {q}: keys and credentials live there")
     return None
@@ -854,7 +854,7 @@ def _exfiltration(plan: _Plan) -> str | None:
     for c in net:
         vals = [w.value for w in c.argv]
         skip = False
-        for k, v in enumerate(vals[1:], 1):
+        for _k, v in enumerate(vals[1:], 1):
             if skip:
                 skip = False
                 continue

@@ -1108,7 +1108,7 @@ def awk_program_problem(prog: str) -> str | None:
     if m:
         return f"the awk program uses {m.group(0).strip()} (runs commands, loads code or " \
                "reads the environment)"
-    for m in re.finditer(r"(?<!\|)\|(?!\|)", text):
+    for _m in re.finditer(r"(?<!\|)\|(?!\|)", text):
         return "the awk program pipes to or from a command"
     # `>` is a redirection inside print/printf statements (outside parentheses).
     for m in re.finditer(r"\bprintf?\b", text):

@@ -140,6 +140,15 @@ class Tool:
     concurrency_safe: bool = False
     #: the input key a rule specifier refers to, e.g. "command" for Bash, "file_path" for Read
     rule_argument: str | None = None
+    #: where ``call`` runs: None = a plain (synchronous) ``call`` in a worker thread of its own,
+    #: a coroutine / async-generator ``call`` on the event loop (see ``tools/worker.py``);
+    #: False = always on the loop (a quick call that changes loop-owned state).
+    call_in_thread: bool | None = None
+
+    def own_time_limit(self, tool_input: Mapping[str, Any]) -> float | None:
+        """Seconds after which this call stops *itself* (Bash: its ``timeout``), or None. The
+        agent then waits that long plus a grace period instead of its default time limit."""
+        return None
 
     def is_read_only(self, tool_input: Mapping[str, Any] | None = None) -> bool:
         """True when this call cannot change anything (step 3, the read-only fast path)."""
@@ -177,7 +186,9 @@ class Tool:
 
         return [PermissionRule(self.name)]
 
-    def call(self, **tool_input: Any) -> Any:
+    # `*args, **kwargs` typed Any is mypy's "any signature": each tool declares its own inputs
+    # as keyword parameters (they are called with the validated input as keywords).
+    def call(self, *args: Any, **tool_input: Any) -> Any:
         raise NotImplementedError(f"tool {self.name!r} does not implement call()")
 
     def schema(self) -> dict[str, Any]:
@@ -222,6 +233,10 @@ def validate_tool_definition(tool: Any) -> None:
                  "is_read_only", "is_concurrency_safe"):
         if not callable(getattr(tool, attr, None)):
             raise ToolDefinitionError(f"tool {name!r}: missing method {attr}()")
+    if type(tool).__module__.startswith("jupyter_agenttools.builtin."):
+        # The built-in tools' schemas are checked by their tests; importing jsonschema here
+        # would cost %load_ext about a second (rfc3987-syntax builds a grammar on import).
+        return
     try:
         from jsonschema.validators import validator_for
 

@@ -135,7 +135,7 @@ def schema_for_type(tp: Any, defs: dict[str, Any] | None = None) -> dict[str, An
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _enum_schema([m.value for m in tp])
     if origin in (list, set, frozenset) or origin in _abc_sequences():
-        schema: dict[str, Any] = {"type": "array"}
+        schema = {"type": "array"}
         if args:
             schema["items"] = schema_for_type(args[0], defs)
         if origin in (set, frozenset):
@@ -182,7 +182,7 @@ def schema_for_type(tp: Any, defs: dict[str, Any] | None = None) -> dict[str, An
                 default = _json_default(f.default)
                 if default is not _NO_DEFAULT:
                     props[f.name]["default"] = default
-            elif f.default_factory is dataclasses.MISSING:  # type: ignore[misc]
+            elif f.default_factory is dataclasses.MISSING:
                 required.append(f.name)
         schema = {"type": "object", "properties": props, "additionalProperties": False}
         if required:
@@ -358,10 +358,10 @@ class FunctionTool(Tool):
                 break  # the rest of the positional-only ones take their defaults
             args.append(_coerce(tool_input[param.name], self._hints.get(param.name, Any)))
         for key, value in tool_input.items():
-            param = params.get(key)
-            if param is not None and param.kind is param.POSITIONAL_ONLY:
+            named = params.get(key)
+            if named is not None and named.kind is named.POSITIONAL_ONLY:
                 continue
-            if param is not None and param.kind is not param.VAR_KEYWORD:
+            if named is not None and named.kind is not named.VAR_KEYWORD:
                 value = _coerce(value, self._hints.get(key, Any))
             kwargs[key] = value
         return args, kwargs
@@ -370,10 +370,10 @@ class FunctionTool(Tool):
         args, kwargs = self._bind(tool_input)
         func = self.func
         if inspect.isasyncgenfunction(func) or inspect.isasyncgenfunction(
-                getattr(func, "__call__", None)):
+                getattr(func, "__call__", None)):  # noqa: B004 - the method itself
             return _normalize_agen(func(*args, **kwargs))
         if inspect.isgeneratorfunction(func) or inspect.isgeneratorfunction(
-                getattr(func, "__call__", None)):
+                getattr(func, "__call__", None)):  # noqa: B004 - the method itself
             return _normalize_gen(func(*args, **kwargs))
         result = func(*args, **kwargs)
         if inspect.isawaitable(result):
@@ -423,9 +423,9 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
     target = func
     while isinstance(target, functools.partial):
         target = target.func
-    if not (inspect.isfunction(target) or inspect.ismethod(target)) and hasattr(
-            target, "__call__"):
-        target = target.__call__  # type: ignore[operator]
+    is_plain = inspect.isfunction(target) or inspect.ismethod(target)
+    if not is_plain and hasattr(target, "__call__"):  # noqa: B004 - its __call__ gets hinted
+        target = target.__call__
     try:
         return typing.get_type_hints(target, include_extras=True)
     except Exception as exc:  # NameError for an unresolvable forward reference

@@ -33,9 +33,7 @@ from .base import Tool, ToolResponse, ToolResultState, text_block
 if TYPE_CHECKING:
     from ..permission.types import PermissionContext, PermissionDecision
 
-try:
-    BaseExceptionGroup
-except NameError:  # Python 3.10: anyio depends on the backport
+if sys.version_info < (3, 11):  # Python 3.10: anyio depends on the backport
     from exceptiongroup import BaseExceptionGroup
 
 __all__ = ["MCPServer", "MCPTool", "mcp_tool_name"]
@@ -205,22 +203,24 @@ class MCPServer:
                                        on_exit="kill")
                 command, args = full[0], full[1:]
             params = StdioServerParameters(command=command, args=args, env=self.env,
-                                           cwd=self.cwd)
+                                           cwd=None if self.cwd is None else os.fspath(self.cwd))
             assert self._stderr is not None
             return _closing_with(stdio_client(params, errlog=self._stderr.writer()),
                                  self._stderr)
-        try:  # mcp >= 2
-            from mcp.client.streamable_http import streamable_http_client
-        except ImportError:  # mcp 1.x
-            from mcp.client.streamable_http import streamablehttp_client
+        from mcp.client import streamable_http
 
-            return streamablehttp_client(self.url, headers=self.headers)
+        url = self.url
+        assert url is not None  # __init__ requires command= or url=
+        if not hasattr(streamable_http, "streamable_http_client"):  # mcp 1.x
+            old_client: Any = getattr(streamable_http, "streamablehttp_client")  # noqa: B009
+            return old_client(url, headers=self.headers)
         if self.headers:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             client = create_mcp_http_client(headers=self.headers)
-            return _closing_async(streamable_http_client(self.url, http_client=client), client)
-        return streamable_http_client(self.url)
+            return _closing_async(streamable_http.streamable_http_client(url, http_client=client),
+                                  client)
+        return streamable_http.streamable_http_client(url)
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         assert self._stop is not None
@@ -364,7 +364,8 @@ class MCPServer:
                         from mcp.types import PaginatedRequestParams
 
                         return s.list_tools(params=PaginatedRequestParams(cursor=c))
-                    return s.list_tools(cursor=c)  # mcp 1.x
+                    list_tools: Any = s.list_tools  # mcp 1.x: a cursor keyword
+                    return list_tools(cursor=c)
 
                 result = await self._request(make, "tools/list", self.call_timeout)
             data = _dump(result)

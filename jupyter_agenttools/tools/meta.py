@@ -23,6 +23,7 @@ SKILL_TOOL = "Skill"
 
 class _AlwaysAllowed(Tool):
     read_only = True
+    call_in_thread = False  # quick, and they change the toolkit the loop reads
 
     def check_permissions(self, tool_input: Mapping[str, Any],
                           context: "PermissionContext") -> "PermissionDecision":

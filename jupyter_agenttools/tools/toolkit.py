@@ -9,6 +9,12 @@ generator yields a final ToolResponse in state INTERRUPTED and re-raises Cancell
 next ``__anext__``. A consumer that iterates to the end (``async for``) therefore sees the
 interrupted result and then the cancellation; one that stops right after the response must
 re-raise the cancellation itself (``asyncio.current_task().cancelling()`` tells it).
+
+A synchronous ``call`` (and each step of a sync generator it returns) runs in a worker thread
+of its own (``worker.py``), so a blocking tool never stalls the event loop; cancelling stops
+that thread where Python can, and the INTERRUPTED response says when it could not. Any
+BaseException a tool raises (SystemExit, KeyboardInterrupt…) but CancelledError is contained in
+that call's ERROR result: a tool never tears down the host's event loop.
 """
 
 from __future__ import annotations
@@ -26,10 +32,17 @@ from ..errors import (
     ToolNotFound,
     ToolReturnTypeError,
 )
-from .base import TOOL_NAME_RE, Tool, ToolChunk, ToolResponse, ToolResultState, \
-    validate_tool_definition
+from .base import (
+    TOOL_NAME_RE,
+    Tool,
+    ToolChunk,
+    ToolResponse,
+    ToolResultState,
+    validate_tool_definition,
+)
 from .meta import RESET_TOOLS, SKILL_TOOL, ResetTools, SkillTool
 from .skills import Skill, load_skills
+from .worker import STUCK_MESSAGE, ToolThread
 
 if TYPE_CHECKING:
     from .mcp import MCPServer
@@ -323,17 +336,26 @@ class Toolkit:
         from asyncio import CancelledError  # here: importing the toolkit stays loop-free
 
         response = ToolResponse(id=call_id, name=tool.name)
+        worker = ToolThread(tool.name) if _runs_in_thread(tool) else None
         try:
-            result = tool.call(**dict(tool_input))
+            if worker is not None:
+                result = await worker.run(_call_with, tool, dict(tool_input))
+            else:
+                result = tool.call(**dict(tool_input))
             if inspect.isawaitable(result):
                 result = await result
-            async for chunk in _chunks(result, tool):
+            async for chunk in _chunks(result, tool, worker):
                 response.append_chunk(chunk)
                 yield chunk
         except CancelledError:
             sep = "\n" if response.text else ""
-            response.append_chunk(ToolChunk.text(sep + INTERRUPTED_MESSAGE))
+            text = INTERRUPTED_MESSAGE
+            if worker is not None and worker.stuck:
+                text += "\n" + STUCK_MESSAGE
+            response.append_chunk(ToolChunk.text(sep + text))
             response.state = ToolResultState.INTERRUPTED  # even after an earlier error chunk
+            if worker is not None and worker.stuck:
+                response.metadata["thread_still_running"] = True
             yield response
             raise
         except DeveloperOrientedException:
@@ -346,7 +368,34 @@ class Toolkit:
             chunk = ToolChunk.error(message)
             response.append_chunk(chunk)
             yield chunk
+        except BaseException as exc:
+            if isinstance(exc, GeneratorExit):  # our consumer closed us: not the tool's doing
+                raise
+            # SystemExit, KeyboardInterrupt, …: they would end the host's event loop (the
+            # kernel's); the tool failed, nothing more.
+            detail = f"{type(exc).__name__}({exc})" if str(exc) else type(exc).__name__
+            chunk = ToolChunk.error(f"the tool raised {detail}; only this call failed")
+            response.append_chunk(chunk)
+            yield chunk
+        finally:
+            if worker is not None:
+                worker.close()
         yield response
+
+
+def _runs_in_thread(tool: Tool) -> bool:
+    choice = getattr(tool, "call_in_thread", None)
+    if choice is not None:
+        return bool(choice)
+    call = getattr(tool, "call", None)
+    return not (inspect.iscoroutinefunction(call) or inspect.isasyncgenfunction(call))
+
+
+def _call_with(tool: Tool, tool_input: dict[str, Any]) -> Any:
+    return tool.call(**tool_input)
+
+
+_END = object()
 
 
 def _as_chunk(item: Any, tool: Tool) -> ToolChunk:
@@ -368,7 +417,8 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-async def _chunks(result: Any, tool: Tool) -> AsyncIterator[ToolChunk]:
+async def _chunks(result: Any, tool: Tool, worker: ToolThread | None = None
+                  ) -> AsyncIterator[ToolChunk]:
     if inspect.isasyncgen(result):
         try:
             async for item in result:
@@ -376,11 +426,22 @@ async def _chunks(result: Any, tool: Tool) -> AsyncIterator[ToolChunk]:
         finally:
             await result.aclose()
     elif inspect.isgenerator(result):
-        try:
-            for item in result:
+        if worker is None:
+            try:
+                for item in result:
+                    yield _as_chunk(item, tool)
+            finally:
+                result.close()
+            return
+        try:  # each step in the call's thread, where the generator's code runs
+            while True:
+                item = await worker.run(next, result, _END)
+                if item is _END:
+                    break
                 yield _as_chunk(item, tool)
         finally:
-            result.close()
+            if not worker.interrupted:  # a stopped generator is over (or still running)
+                await worker.run(result.close)
     else:
         yield _as_chunk(result, tool)
 
@@ -392,6 +453,6 @@ def _instructions_block(groups: list[ToolGroup]) -> str:
     lines = ["<tool-instructions>",
              "Follow these instructions when you use the tools of these groups:"]
     for g in with_text:
-        lines.append(f'<group name="{g.name}">\n{g.instructions.strip()}\n</group>')
+        lines.append(f'<group name="{g.name}">\n{(g.instructions or "").strip()}\n</group>')
     lines.append("</tool-instructions>")
     return "\n".join(lines)

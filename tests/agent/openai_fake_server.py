@@ -77,7 +77,7 @@ class FakeOpenAIServer:
                 finish = step.get("finish_reason") or (
                     "tool_calls" if any("tool_calls" in d for d in deltas) else "stop")
                 events = [{"role": "assistant"}] + deltas
-                for n, delta in enumerate(events):
+                for delta in events:
                     self._send({"id": "chatcmpl-test", "object": "chat.completion.chunk",
                                 "created": 1700000000, "model": body.get("model", "m"),
                                 "choices": [{"index": 0, "delta": delta,
@@ -95,7 +95,8 @@ class FakeOpenAIServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+        self.thread = threading.Thread(target=self.httpd.serve_forever,
+                                       kwargs={"poll_interval": 0.05},
                                        daemon=True)
 
     @property

@@ -40,7 +40,7 @@ async def test_default_toolkit_is_the_builtin_tools_on_the_backend(tmp_path):
 
 
 async def test_cancel_during_a_long_bash_call_kills_its_process(tmp_path):
-    seconds = "61.%d" % (os.getpid() % 100)  # a command line no other test runs
+    seconds = f"61.{os.getpid() % 100}"  # a command line no other test runs
     agent = Agent(ScriptedModel([[{"name": "Bash", "input": {"command": f"sleep {seconds}"}}],
                                  "never"]),
                   backend=LocalBackend(str(tmp_path)), engine=PermissionEngine())
@@ -98,13 +98,13 @@ async def test_reads_outside_the_project_share_one_question_and_a_key_gets_its_o
     plain, key = run.pending
     assert (plain.call_id, plain.safety) == ("a", False)
     assert (key.call_id, key.safety) == ("key", True)
-    assert [r.text for r in plain.suggestions] == [f"Read({outside}/**)"]
+    assert [r.text for r in plain.suggestions] == [f"Read(/{outside}/**)"]
     plain.answer("always")
     key.answer("deny", message="never read keys")
     assert await run.wait_done(timeout=10) == "read them"
     assert len(run.asks) == 2  # b.txt was covered by the rule saved for a.txt
     local = (project / ".agenttools" / "settings.local.json").read_text()
-    assert f"Read({outside}/**)" in local
+    assert f"Read(/{outside}/**)" in local
     results = {r.id: r for r in run.tool_results}
     assert "alpha" in results["a"].text and "beta" in results["b"].text
     assert results["key"].state is ToolResultState.DENIED

@@ -522,7 +522,8 @@ async def test_a_safety_ask_in_the_same_batch_is_asked_separately(rec, project):
     safety.answer("deny")
     await run.wait_done(timeout=10)
     states = [r.state.value for r in sorted(run.tool_results, key=lambda r: r.id)]
-    assert ("read", "/home/u/notes.txt") in rec.log and ("read", "/home/u/.ssh/id_rsa") not in rec.log
+    assert ("read", "/home/u/notes.txt") in rec.log
+    assert ("read", "/home/u/.ssh/id_rsa") not in rec.log
     assert sorted(states) == ["denied", "success"]
 
 

@@ -121,7 +121,8 @@ async def test_unrepairable_arguments_go_back_to_the_model_as_an_error(server):
     assert calls == []
     tool_msg = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")
     assert tool_msg["content"].startswith("Error: ")
-    assert "[1, 2, 3]" in tool_msg["content"] and "send the call again" in tool_msg["content"].lower()
+    assert "[1, 2, 3]" in tool_msg["content"]
+    assert "send the call again" in tool_msg["content"].lower()
 
 
 async def test_http_500_is_retried(server):

@@ -79,11 +79,11 @@ def jupyter_server(root_dir: str, token: str = "agenttools-test-token") -> Itera
             try:
                 urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
                 break
-            except OSError:
+            except OSError as exc:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.seek(0)
                     err = log.read().decode(errors="replace")
-                    raise RuntimeError(f"jupyter_server did not start: {err[-2000:]}")
+                    raise RuntimeError(f"jupyter_server did not start: {err[-2000:]}") from exc
                 time.sleep(0.2)
         yield url
     finally:

@@ -24,8 +24,13 @@ from backend_helpers import pid_alive, wait_dead
 from jupyter_agenttools.backends.jupyter_kernel import JupyterKernelBackend
 from jupyter_agenttools.backends.kernel import KernelBackend
 from jupyter_agenttools.backends.local import LocalBackend
-from jupyter_agenttools.backends.sandbox import (SandboxController, SandboxPolicy, SandboxSpec,
-                                                 build_spec, probe_local)
+from jupyter_agenttools.backends.sandbox import (
+    SandboxController,
+    SandboxPolicy,
+    SandboxSpec,
+    build_spec,
+    probe_local,
+)
 from jupyter_agenttools.builtin.bash import Bash
 from jupyter_agenttools.tools.base import ToolResponse
 

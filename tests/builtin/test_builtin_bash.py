@@ -16,8 +16,11 @@ from builtin_helpers import run_tool, schema_errors
 
 from jupyter_agenttools.backends.local import LocalBackend
 from jupyter_agenttools.builtin import Bash
-from jupyter_agenttools.permission.types import (PermissionBehavior, PermissionContext,
-                                                 PermissionRule)
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionRule,
+)
 from jupyter_agenttools.tools.base import ToolResultState
 
 

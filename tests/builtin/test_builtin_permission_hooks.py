@@ -8,8 +8,11 @@ import pytest
 from jupyter_agenttools.backends.local import LocalBackend
 from jupyter_agenttools.builtin import Bash, Edit, Glob, Grep, Read, Write, default_tools
 from jupyter_agenttools.permission import paths
-from jupyter_agenttools.permission.types import (PermissionBehavior, PermissionContext,
-                                                 PermissionRule)
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionRule,
+)
 from jupyter_agenttools.shell import policy
 
 
@@ -39,7 +42,8 @@ def test_tool_flags(cls, read_only, safe, arg):
         (read_only, safe, arg)
 
 
-FILE_PATHS = ["src/a.py", "/etc/hosts", "~/.ssh/id_rsa", "../outside.txt", ".env", "", None, 5]
+FILE_PATHS = ["src/a.py", "/etc/hosts", "~/.ssh/id_rsa", "../outside.txt", ".env"]
+BAD_PATHS = ["", None, 5, ["a"]]
 RULES = ["Read(src/**)", "Edit(/etc/**)", "Read(~/.ssh/**)", "Edit(.env)", "Write"]
 
 
@@ -67,8 +71,28 @@ def test_read_write_edit_delegate_to_paths(ctx, path):
         for text in RULES:
             for behavior in ("allow", "deny"):
                 rule = PermissionRule.parse(text, behavior)
-                assert tool.match_rule(rule, {"file_path": path}, ctx) == \
-                    paths.match_path_rule(rule, path, ctx)
+                # a Read rule applies to reads, Edit/Write rules to writes, of any tool
+                family = {"Read": {"Read"}, "Edit": {"Write", "Edit"},
+                          "Write": {"Write", "Edit"}}[rule.tool]
+                expected = paths.match_path_rule(rule, path, ctx) \
+                    if rule.specifier is None or tool.name in family else False
+                assert tool.match_rule(rule, {"file_path": path}, ctx) == expected
+
+
+@pytest.mark.parametrize("path", BAD_PATHS)
+def test_a_missing_or_wrong_path_is_never_a_guess(ctx, path):
+    """``Read {}`` is not a read of the cwd: the check refuses to guess (a safety ASK), a deny
+    rule matches and an allow rule does not."""
+    tool_input = {} if path is None else {"file_path": path}
+    for tool in (Read(LocalBackend()), Write(LocalBackend()), Edit(LocalBackend())):
+        assert tool.is_read_only(tool_input, context=ctx) is False
+        decision = tool.check_permissions(tool_input, ctx)
+        assert decision.behavior is PermissionBehavior.ASK and decision.bypass_immune
+        assert "file_path" in decision.reason
+        for behavior, expected in (("allow", False), ("deny", True)):
+            rule = PermissionRule.parse("Read(**)" if tool.name == "Read" else "Edit(**)",
+                                        behavior)
+            assert tool.match_rule(rule, tool_input, ctx) is expected
 
 
 def test_read_inside_the_working_directory_is_allowed_by_its_check(ctx):

@@ -9,6 +9,8 @@ import jupyter_agenttools
 from jupyter_agenttools import errors
 from jupyter_agenttools.permission.types import (
     PermissionBehavior as B,
+)
+from jupyter_agenttools.permission.types import (
     PermissionContext,
     PermissionDecision,
     PermissionMode,

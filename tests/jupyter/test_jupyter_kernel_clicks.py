@@ -138,7 +138,9 @@ def test_unload_removes_everything_and_reload_works(kernel):
     assert out.strip() == "False False False cancelled"
     out = kernel.run("%reload_ext jupyter_agenttools\n%agent mode\n"
                      "print('agent' in get_ipython().magics_manager.magics['cell'])")
-    assert out.strip().splitlines() == ["mode: default", "True"]
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("jupyter_agenttools: mode default · model none yet")
+    assert lines[1:] == ["mode: default (built-in default)", "True"]
 
 
 def test_safety_question_is_marked_and_offers_no_always(kernel):

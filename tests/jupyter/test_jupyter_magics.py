@@ -63,22 +63,29 @@ def test_unload_removes_magics_config_and_names(shell):
 
 
 @pytest.mark.parametrize("line, message", [
-    ("", "expected a sub-command"),
-    ("frobnicate", "unknown sub-command 'frobnicate'"),
+    ("frobnicate", "unknown sub-command 'frobnicate'; %agent help lists them"),
+    ("rlue allow Bash", "unknown sub-command 'rlue'; did you mean %agent rule?"),
+    ("stauts", "did you mean %agent status?"),
     ("mode sideways", "expected a permission mode"),
+    ("mode acept_edits", "did you mean 'accept_edits'?"),
     ("rule allow", "the following arguments are required: rule"),
     ("rule maybe Bash", "invalid choice: 'maybe'"),
+    ("rule alow Bash", "did you mean 'allow'?"),
     ('rule allow "Bash(git"', "invalid permission rule"),
     ("rule allow Bash --layer managed", "invalid choice: 'managed'"),
     ("tool no_such_function", "expected the name of a function"),
     ("check", "expected a command to check"),
     ("check --tool Nope ls", "unknown tool 'Nope'"),
     ("check --mode sideways ls", "invalid choice: 'sideways'"),
-    ("answer zz allow_once", "no pending question with id 'zz'"),
+    ("answer zz allow_once", "no question with id 'zz'"),
     ("answer zz sometimes", "invalid choice: 'sometimes'"),
     ("audit 0", "expected a positive number"),
     ("mcp srv", "expected either"),
     ("model no-such-provider:x", "cannot load model"),
+    ("model openai:x --api-key-env AGENTTOOLS_TEST_UNSET_KEY",
+     "AGENTTOOLS_TEST_UNSET_KEY is not set"),
+    ("model --base-url http://localhost:1/v1", "go with a model"),
+    ("model scripted2 --base-url http://localhost:1/v1", "go with an openai:NAME model"),
     ("cancel nothing_here", "is not a run started by %%agent"),
 ])
 def test_misuse_is_a_usage_error(shell, line, message):
@@ -110,7 +117,7 @@ def test_mode_sets_the_engine_and_the_trait(shell, capsys, mode):
     from jupyter_agenttools.jupyter import current_session
 
     agent(shell, f"mode {mode}")
-    assert capsys.readouterr().out.strip() == f"mode: {mode}"
+    assert capsys.readouterr().out.strip() == f"mode: {mode} (set in this kernel)"
     s = current_session(shell)
     assert str(s.engine.mode) == mode and s.config.mode == mode
 
@@ -218,7 +225,7 @@ def test_group_and_model_and_backend(shell, capsys):
     agent(shell, "backend local")
     out = capsys.readouterr().out
     assert "group data added (inactive)" in out
-    assert "model: ScriptedModel" in out
+    assert "model: scripted (offline)" in out
     assert "backend: LocalBackend" in out
     assert s.model is shell.user_ns["mymodel"]
     assert type(s.toolkit.find_tool("Bash").backend).__name__ == "LocalBackend"
@@ -310,5 +317,19 @@ def test_agent_is_reused_for_the_same_model_and_mode(shell):
     assert s.agent_for("scripted") is spec
     assert s.agent_for("m2", "explore").engine is not s.engine  # a run-only mode
     assert str(s.agent_for("m2", "explore").engine.mode) == "explore"
-    with pytest.raises(Exception, match="no model configured"):
-        s.agent_for()
+
+
+def test_without_a_model_the_run_says_how_to_set_one(shell):
+    """No model configured (or the bare 'scripted' spec): the run's one answer is the way to
+    set a real model, with the exact lines, instead of an error or an empty 'done'."""
+    from jupyter_agenttools.agent.models import ScriptedModel
+    from jupyter_agenttools.jupyter import current_session
+    from jupyter_agenttools.jupyter.extension import NO_MODEL_NOTEBOOK
+
+    s = current_session(shell)
+    for spec in (None, "scripted"):
+        model = s.resolve_model(spec)
+        assert isinstance(model, ScriptedModel) and model._end_text() == NO_MODEL_NOTEBOOK
+    assert "%agent model openai:gpt-4.1-mini" in NO_MODEL_NOTEBOOK
+    assert "--base-url http://localhost:11434/v1" in NO_MODEL_NOTEBOOK
+    assert s.model_label() == "none yet"

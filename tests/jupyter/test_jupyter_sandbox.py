@@ -78,7 +78,8 @@ def test_on_then_off_changes_what_bash_can_do(shell, tmp_path):
     assert table["enabled"] == ["yes", "session"] and table["available"][0] == "yes"
     text, meta = bash_text(shell, f"echo x > {outside}; echo in > inside.txt")
     assert meta["sandboxed"] is True
-    assert not outside.exists()  # (under /tmp: the sandbox's own /tmp got it, not the host) and (shell.project / "inside.txt").exists()
+    # (a path under /tmp: the sandbox's own /tmp got it, not the host's)
+    assert not outside.exists() and (shell.project / "inside.txt").exists()
     shell.run_line_magic("agent", "sandbox off")
     text, meta = bash_text(shell, f"echo x > {outside}")
     assert meta["sandboxed"] is False and outside.exists()

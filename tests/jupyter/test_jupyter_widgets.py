@@ -91,8 +91,10 @@ async def test_always_button_saves_the_suggested_rule(tmp_path):
     panel.bind(run)
     await run.next_ask(timeout=5)
     (always,) = _buttons(panel, "agenttools-always")
-    assert always.description == "Always allow add_note"
-    assert ".agenttools/settings.local.json" in _texts(panel)
+    assert always.description == "Always allow"
+    texts = _texts(panel)
+    assert "<code>add_note</code>" in texts  # the rule it saves, in full, on its own line
+    assert ".agenttools/settings.local.json" in texts
     always.click()
     await run.wait_done(timeout=5)
     assert notes == ["y"]
@@ -158,7 +160,9 @@ def test_safety_card_is_marked_and_never_offers_always(safety):
     classes = [c for b in card.buttons for c in b._dom_classes]
     assert ("agenttools-always" in classes) is (not safety)
     assert (SAFETY_MARK in card.header.value) is safety
-    assert "cat ~/.ssh/id_rsa" in card.code.value and "reads a key file" in card.reason.value
+    assert "cat ~/.ssh/id_rsa" in card.code.value
+    assert "Reads a key file." in card.reason.value
+    assert ("agenttools-allow_session" in classes) is (not safety)
 
 
 def test_a_refused_answer_is_shown_and_keeps_the_card_open():

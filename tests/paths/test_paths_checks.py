@@ -94,7 +94,7 @@ def test_fast_path_only_for_plain_reads_inside(tree, rel, behavior, safety):
 
 def test_outside_read_asks_with_a_narrow_suggestion(tree):
     d = check_read(str(tree / "outside/d/x.txt"), context(tree), "Read")
-    assert [r.text for r in d.suggestions] == [f"Read({tree}/outside/d/**)"]
+    assert [r.text for r in d.suggestions] == [f"Read(/{tree}/outside/d/**)"]
     assert not d.bypass_immune
 
 
@@ -167,11 +167,12 @@ def rule(text, behavior="allow"):
     ("Read(src/*)", "src/x/a.py", False, True),
     ("Read(src/**)", "src/../../outside/x", False, False),
     ("Read(src/**)", "out/d/x", False, False),
-    ("Read({t}/outside/**)", "out/d/x", True, True),    # the symlink resolves into it
+    ("Read(/{t}/outside/**)", "out/d/x", True, True),  # //abs
+    ("Read({t}/outside/**)", "out/d/x", False, True),    # /x is the project's (deny: both)
     # the pattern is canonicalised like the path: out/ resolves to outside/ for both
     ("Read(out/**)", "out/d/x", True, True),
     ("Read(out/**)", "{t}/outside/d/x", True, True),
-    ("Read({t}/OUTSIDE/**)", "{t}/outside/x", False, True),
+    ("Read(/{t}/OUTSIDE/**)", "{t}/outside/x", False, True),
     ("Read(*.py)", "src/a.py", True, True),
     ("Read(src/**)", "a\x00b", False, True),            # unusable path: deny side matches
 ])
@@ -218,13 +219,13 @@ def test_suggestions_are_never_over_broad_and_match(tree, tool, rel):
 
 
 @pytest.mark.parametrize("tool,rel,expected", [
-    ("Read", "{t}/outside/d/x.txt", "Read({t}/outside/d/**)"),
+    ("Read", "{t}/outside/d/x.txt", "Read(/{t}/outside/d/**)"),
     ("Edit", "src/a.py", "Edit(src/**)"),
     ("Write", "a.py", "Write(./a.py)"),             # at the project root: the file only
-    ("Read", "{t}/x.txt", "Read({t}/x.txt)"),       # the directory holds the home: the file only
-    ("Read", "~/x.txt", "Read({t}/home/x.txt)"),
-    ("Read", "/x", "Read(/x)"),
-    ("Grep", "{t}/outside/d", "Grep({t}/outside/d/**)"),
+    ("Read", "{t}/x.txt", "Read(/{t}/x.txt)"),       # the directory holds the home: the file only
+    ("Read", "~/x.txt", "Read(/{t}/home/x.txt)"),
+    ("Read", "/x", "Read(//x)"),
+    ("Grep", "{t}/outside/d", "Grep(/{t}/outside/d/**)"),
 ])
 def test_suggestion_shapes(tree, tool, rel, expected):
     rules = suggest_path_rules(tool, _p(tree, rel), context(tree))
@@ -250,7 +251,7 @@ def test_suggestion_escapes_glob_characters(tree):
 def test_without_project_root_suggestions_are_absolute(tree):
     c = PermissionContext(cwd=str(tree / "proj"), home=str(tree / "home"))
     assert [r.text for r in suggest_path_rules("Edit", "src/a.py", c)] == \
-        [f"Edit({tree}/proj/src/**)"]
+        [f"Edit(/{tree}/proj/src/**)"]
 
 
 def test_double_star_covers_the_root_itself(tree):
@@ -261,7 +262,7 @@ def test_double_star_covers_the_root_itself(tree):
 
 def test_a_file_in_the_cwd_is_suggested_alone(tree):
     c = PermissionContext(cwd=str(tree / "proj"), home=str(tree / "home"))
-    assert [r.text for r in suggest_path_rules("Edit", "a.py", c)] == [f"Edit({tree}/proj/a.py)"]
+    assert [r.text for r in suggest_path_rules("Edit", "a.py", c)] == [f"Edit(/{tree}/proj/a.py)"]
 
 
 # --- fuzz: odd input never raises, never allows something unsafe ------------------------------

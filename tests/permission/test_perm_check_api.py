@@ -8,7 +8,8 @@ from perm_tools import Judge
 import jupyter_agenttools
 from jupyter_agenttools.errors import RuleExampleError, RuleSyntaxError, ToolNotFound
 from jupyter_agenttools.permission.check import check
-from jupyter_agenttools.permission.types import PermissionBehavior as B, PermissionRule
+from jupyter_agenttools.permission.types import PermissionBehavior as B
+from jupyter_agenttools.permission.types import PermissionRule
 
 
 def test_check_is_the_package_level_api():

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from perm_tools import DevBroken, Explorer, Exploding, Func, Judge, mcp_tool
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from perm_tools import DevBroken, Exploding, Explorer, Func, Judge, mcp_tool
 
 from jupyter_agenttools.errors import DeveloperOrientedException, RuleExampleError
 from jupyter_agenttools.permission.engine import PermissionEngine
@@ -12,11 +13,13 @@ from jupyter_agenttools.permission.modes import MODE_TABLE
 from jupyter_agenttools.permission.rules import load_rule, rule_matches, validate_examples
 from jupyter_agenttools.permission.types import (
     STEPS,
-    PermissionBehavior as B,
     PermissionContext,
     PermissionDecision,
     PermissionMode,
     PermissionRule,
+)
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior as B,
 )
 
 MODES = ["default", "accept_edits", "explore", "bypass", "dont_ask"]

@@ -15,7 +15,8 @@ from perm_tools import Judge
 from jupyter_agenttools.errors import RuleExampleError, SettingsError
 from jupyter_agenttools.permission.engine import PermissionEngine
 from jupyter_agenttools.permission.settings import LAYERS, SettingsStore
-from jupyter_agenttools.permission.types import PermissionBehavior as B, PermissionMode
+from jupyter_agenttools.permission.types import PermissionBehavior as B
+from jupyter_agenttools.permission.types import PermissionMode
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -132,12 +133,17 @@ def test_agenttools_dir_gets_a_gitignore(store):
     assert "settings.local.json" in ignore and "audit.jsonl" in ignore
 
 
-def test_unknown_keys_are_kept(store):
-    write(store.path("project"), {"theme": {"x": 1},
-                                  "permissions": {"allow": ["Judge(a)"], "future": True}})
-    store.add_rule("project", "allow", "Judge(b)")
-    assert json.loads(store.path("project").read_text()) == {
-        "theme": {"x": 1}, "permissions": {"allow": ["Judge(a)", "Judge(b)"], "future": True}}
+def test_unknown_keys_are_refused_not_dropped_and_the_file_is_kept(store):
+    """A key we don't know may be a misspelt rule list: it stops the load (naming the key),
+    and a write leaves the file as it was (strict settings, issue 18)."""
+    text = json.dumps({"theme": {"x": 1}, "permissions": {"allow": ["Judge(a)"]}}, indent=2)
+    write(store.path("project"), text)
+    with pytest.raises(SettingsError, match="unknown key 'theme'") as exc:
+        store.load()
+    assert exc.value.key == "theme" and exc.value.line == 2
+    with pytest.raises(SettingsError, match="unknown key 'theme'"):
+        store.add_rule("project", "allow", "Judge(b)")
+    assert store.path("project").read_text() == text
 
 
 def test_managed_layer_is_read_only(store):
@@ -148,8 +154,8 @@ def test_managed_layer_is_read_only(store):
 
 CORRUPT = [
     ('{"permissions": {\n  "allow": ["Judge(a)",]\n}}', 2, "invalid JSON"),
-    ('{"permissions": {\n  "mode": "yolo"\n}}', 2, "'mode'"),
-    ('{"permissions": {\n  "allow": "Judge(a)"\n}}', 2, "'allow' must be a list"),
+    ('{"permissions": {\n  "mode": "yolo"\n}}', 2, "'permissions.mode' must be one of"),
+    ('{"permissions": {\n  "allow": "Judge(a)"\n}}', 2, "'permissions.allow' must be a list"),
     ('{"permissions": {\n  "deny": [\n    "Judge(a",\n  ]}}', 4, "invalid JSON"),
     ('{"permissions": {\n  "deny": [\n    "Judge(a"\n  ]}}', 3, "closing"),
     ('{"permissions": {\n\n  "ask": [{"rule": "Judge(a)", "exampels": []}]}}', 3, "unknown key"),

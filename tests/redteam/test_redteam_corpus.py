@@ -23,7 +23,8 @@ import jupyter_agenttools
 from jupyter_agenttools.permission.types import PermissionBehavior
 
 CORPUS = Path(__file__).with_name("redteam.jsonl")
-ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()
+        if line.strip()]
 ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
 MAX_SAFE_MISS = 0.05
 
@@ -146,7 +147,8 @@ def test_bypass_keeps_every_deny(command, workdir):
 
 
 def test_catastrophic_removal_is_denied_even_in_bypass(workdir):
-    for command in ("rm -rf /", "rm -rf ~", "rm -rf $HOME", "rm -r -f /", "rm --recursive --force ~"):
+    for command in ("rm -rf /", "rm -rf ~", "rm -rf $HOME", "rm -r -f /",
+                    "rm --recursive --force ~"):
         assert decide({"command": command}, workdir, mode="bypass").behavior == DENY, command
 
 

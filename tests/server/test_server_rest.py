@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from jupyter_agenttools.permission.audit import AuditLog
 
+from jupyter_agenttools.permission.audit import AuditLog
 
 
 def write_settings(path: Path, permissions: dict) -> None:
@@ -99,7 +99,8 @@ def test_add_rule_writes_that_layers_file(api, files, layer, behavior):
 def test_add_rule_keeps_other_keys_and_does_not_duplicate(api, files):
     write_settings(files["local"], {"allow": ["Read"], "mode": "explore"})
     raw = read(files["local"])
-    raw["something_else"] = {"kept": True}
+    raw["$schema"] = "settings.schema.json"  # keys the API does not change are kept
+    raw["sandbox"] = {"enabled": False}
     files["local"].write_text(json.dumps(raw))
     for _ in range(2):
         status, _ = api("POST", "rules",
@@ -108,7 +109,8 @@ def test_add_rule_keeps_other_keys_and_does_not_duplicate(api, files):
     data = read(files["local"])
     assert data["permissions"]["allow"] == ["Read", "Bash(ls)"]
     assert data["permissions"]["mode"] == "explore"
-    assert data["something_else"] == {"kept": True}
+    assert data["$schema"] == "settings.schema.json"
+    assert data["sandbox"] == {"enabled": False}
 
 
 def test_remove_rule(api, files):
@@ -136,10 +138,11 @@ BAD_RULE_BODIES = [
     ("a list", "[1, 2]", "expected a JSON object"),
     ("empty", "", "expected a JSON object"),
     ("no layer", {"behavior": "allow", "rule": "Read"}, "'layer'"),
-    ("unknown layer", {"layer": "team", "behavior": "allow", "rule": "Read"}, "unknown layer"),
+    ("unknown layer", {"layer": "team", "behavior": "allow", "rule": "Read"},
+     "exactly one of managed, local, project, user"),
     ("no behavior", {"layer": "local", "rule": "Read"}, "'behavior'"),
     ("passthrough", {"layer": "local", "behavior": "passthrough", "rule": "Read"},
-     "allow, ask or deny"),
+     "exactly one of allow, ask, deny"),
     ("no rule", {"layer": "local", "behavior": "allow"}, "'rule'"),
     ("rule not a string", {"layer": "local", "behavior": "allow", "rule": 42}, "'rule'"),
     ("unclosed", {"layer": "local", "behavior": "allow", "rule": "Bash(ls"}, "closing ')'"),
@@ -185,7 +188,7 @@ def test_managed_layer_is_read_only(api, files, method, route, body):
 
 
 def test_set_and_clear_mode(api, files):
-    status, data = api("PUT", "mode", {"layer": "project", "mode": "accept-edits"})
+    status, data = api("PUT", "mode", {"layer": "project", "mode": "accept_edits"})
     assert status == 200, data
     assert data["mode"] == "accept_edits" and data["effective"] == "accept_edits"
     assert read(files["project"])["permissions"]["mode"] == "accept_edits"
@@ -197,7 +200,7 @@ def test_set_and_clear_mode(api, files):
 
 
 @pytest.mark.parametrize("body,needle", [
-    ({"layer": "local", "mode": "yolo"}, "expected a permission mode"),
+    ({"layer": "local", "mode": "yolo"}, "exactly one of default, accept_edits"),
     ({"layer": "local"}, "'mode'"),
     ({"layer": "local", "mode": 3}, "'mode'"),
     ({"mode": "default"}, "'layer'"),
@@ -352,7 +355,7 @@ def test_check_mode_ladder(api, files, settings_mode, body_mode, expected):
     ({"input": {"command": "ls"}}, "'tool'"),
     ({"tool": "NoSuchTool", "input": {}}, "NoSuchTool"),
     ({"tool": "Bash", "input": ["ls"]}, "'input'"),
-    ({"tool": "Bash", "input": "ls", "mode": "yolo"}, "permission mode"),
+    ({"tool": "Bash", "input": "ls", "mode": "yolo"}, "exactly one of default"),
     ("not json", "not valid JSON"),
 ])
 def test_bad_check_bodies_are_400(api, body, needle):

@@ -89,6 +89,7 @@ def test_wheel_contains_the_prebuilt_labextension_and_server_config(wheel):
         config = json.loads(zf.read(data + SERVER_CONFIG))
         assert config == {"ServerApp": {"jpserver_extensions": {"jupyter_agenttools": True}}}
         assert "jupyter_agenttools/jupyter/server.py" in names
+        assert "jupyter_agenttools/permission/settings.schema.json" in names
         assert not [n for n in names if "node_modules" in n or n.endswith(".ts")]
 
 

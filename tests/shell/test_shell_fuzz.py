@@ -109,7 +109,8 @@ def test_shell_syntax_next_to_any_code_point(command: str) -> None:
 
 
 def test_characters_that_crash_the_parser_are_refused() -> None:
-    for cp in (0x2D524, 0x2D808, 0x6F050, 0x79320, 0x9D7E4, 0xE0000, 0xE0100, 0x100000, 0x105D2C, 0x10FFFF):
+    for cp in (0x2D524, 0x2D808, 0x6F050, 0x79320, 0x9D7E4, 0xE0000, 0xE0100, 0x100000,
+               0x105D2C, 0x10FFFF):
         for prefix in ("{", "${", "x{"):
             a = analyze(prefix + chr(cp))
             assert a.unanalyzable
@@ -128,7 +129,7 @@ FAST_SEPS = st.sampled_from([" ", "  ", "\t", " | ", "|", " && ", "&&", " || ", 
 @given(st.lists(st.tuples(FAST_WORDS, FAST_SEPS), min_size=1, max_size=8),
        st.sampled_from(["", ";", " |", "&"]))
 def test_fast_path_matches_the_tree_walk(pieces: list[tuple[str, str]], tail: str) -> None:
-    from jupyter_agenttools.shell.parse import _Walker, _fast
+    from jupyter_agenttools.shell.parse import _fast, _Walker
 
     command = "".join(w + s for w, s in pieces).strip() + tail
     if not command.strip():

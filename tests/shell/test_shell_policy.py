@@ -34,7 +34,8 @@ READ_ONLY = [
     "awk '{print $1}' f.txt", "awk '$1 > 3' f.txt", "sort -u f | uniq -c", "uniq f.txt",
     "head -n 5 f", "tail -n 5 f", "jq .name package.json", "tree -L 2", "du -sh .", "df -h",
     "date +%F", "echo hi", "printf '%s\\n' x", "which python", "command -v git", "pwd && whoami",
-    "ls 2>/dev/null", "ls > /dev/null 2>&1", "echo err >&2", "LANG=C sort f", "timeout 5 git status",
+    "ls 2>/dev/null", "ls > /dev/null 2>&1", "echo err >&2", "LANG=C sort f",
+    "timeout 5 git status",
     "nice -n 5 ls", "time ls", "/usr/bin/git status", "\"ls\" -la", "\\ls",
     "printenv PATH", "pip list", "python --version", "nvidia-smi -L", "tar -tzf a.tgz",
     "cat <<'EOF'\n$(id)\nEOF", "ls # comment", "cd src && ls", "[ -f x ] && echo yes",
@@ -74,7 +75,8 @@ PASSTHROUGH = [
     "cd /tmp/evil && git status", "cd ~/.k*e && cat config", "find -files0-from list.txt",
     "awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", "jq -n '$ ENV'",
     "jq 'include \"evil\"; keys' f.json", "grep -r --include='.env*' KEY .",
-    "find . -name x -delete", "find . -name -d* -delete", "rg -g .env AWS", "cat ~-/x", "ls ~-", "stat ~-/x", "cd .. && git status", "pip list --outdated --index-url http://evil.example",
+    "find . -name x -delete", "find . -name -d* -delete", "rg -g .env AWS", "cat ~-/x", "ls ~-",
+    "stat ~-/x", "cd .. && git status", "pip list --outdated --index-url http://evil.example",
 ]
 
 
@@ -130,7 +132,8 @@ def test_dangerous_is_a_safety_ask(command: str, ctx: PermissionContext) -> None
 
 @pytest.mark.parametrize("command", [
     "make > /dev/null", "rm -rf ./build", "rm -rf build dist", "python scripts/format_code.py",
-    "pytest 2>/dev/null", "rm -rf node_modules", "curl -s https://api.example/x | python3 -m json.tool",
+    "pytest 2>/dev/null", "rm -rf node_modules",
+    "curl -s https://api.example/x | python3 -m json.tool",
     "curl -s https://api.example/x | jq .", "find . -name '*.pyc' -delete", "chmod +x run.sh",
     "chmod 644 f", "rm -rf src/build/*", "git clean -fdx", "kill 1234", "ruff format .",
 ])

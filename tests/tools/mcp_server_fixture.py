@@ -3,9 +3,9 @@
     python mcp_server_fixture.py                 # stdio
     python mcp_server_fixture.py --http PORT     # streamable HTTP on 127.0.0.1:PORT/mcp
 
-Tools: echo (read-only), add, header (an HTTP request header), fail (an error result), picture (an image), document (an
-embedded resource), list_count (how many tools/list requests this process served), slow, die
-(the process exits in the middle of the call).
+Tools: echo (read-only), add, header (an HTTP request header), fail (an error result), picture
+(an image), document (an embedded resource), list_count (how many tools/list requests this
+process served), slow, die (the process exits in the middle of the call).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import sys
 import mcp.types as types
 
 try:  # mcp >= 2
-    from mcp.server.mcpserver import Context, MCPServer as FastMCP
+    from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver import MCPServer as FastMCP
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # mcp 1.x
     from mcp.server.fastmcp import Context, FastMCP

@@ -1,0 +1,237 @@
+"""Effects for permissions: what a tool call does to files, so rules apply by effect, across tools.
+
+A tool describes its file-system effects with ``path_effects(tool_input, context) ->
+Sequence[PathEffect]`` (the default, a tool without the hook, is "no effects": its own rules
+and check decide alone). The engine then
+
+- applies ``Read(...)`` rules to every read/search effect and ``Edit(...)``/``Write(...)`` rules
+  (one family) to every write/delete/chmod effect, whatever tool reports it — deny and ask rules
+  if *any* effect matches, allow rules (for tools whose effects describe the whole call,
+  ``effects_complete = True``) only when *every* effect is covered;
+- resolves every effect with the one path resolver (``facts.py``/``resolver.py``: kernel
+  semantics, facts from the backend the tool runs on).
+
+A bare family rule (``Read``, ``Edit`` without a specifier) names that tool only; a rule with a
+path applies to every tool's effects. ``check_effect``/``check_effects`` are the file-tool
+policy of one effect (secrets, working directories, sensitive targets), shared with the Bash
+tool, which reports its effects from the shell analysis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from .facts import ResolvedPath, facts_for
+from .memo import current_memo
+from .types import PermissionBehavior, PermissionDecision, PermissionRule
+
+if TYPE_CHECKING:
+    from ..tools.base import Tool
+    from .types import PermissionContext
+
+__all__ = [
+    "PathEffect",
+    "KINDS",
+    "READ_KINDS",
+    "WRITE_KINDS",
+    "RULE_FAMILIES",
+    "is_family_rule",
+    "effects_of",
+    "targets",
+    "effect_matches",
+    "check_effect",
+    "check_effects",
+    "covering_allow_rules",
+]
+
+READ_KINDS = frozenset({"read", "search"})
+#: "chmod": a change of permissions or owner (chmod, chown, chgrp): a write of the metadata
+WRITE_KINDS = frozenset({"write", "delete", "chmod"})
+KINDS = READ_KINDS | WRITE_KINDS
+
+#: which rule names apply to which effect kinds (Edit and Write are one family)
+RULE_FAMILIES: dict[str, frozenset[str]] = {"Read": READ_KINDS, "Edit": WRITE_KINDS,
+                                            "Write": WRITE_KINDS}
+
+
+@dataclass(frozen=True)
+class PathEffect:
+    """One file-system effect of a tool call.
+
+    ``kind``: "read" (a file's content), "search" (a recursive read: Grep/Glob roots,
+    ``grep -r``, ``find``: the path and everything below it), "write" (create or change),
+    "delete" (remove or move away: acts on a final symlink itself), "chmod" (permissions or
+    owner). ``path``: the word as written (relative, ``~``, or absolute). ``base``: the
+    directory words a shell ``cd``'d through before it, applied in order to the cwd (``()``:
+    none; ``None``: unknown at analysis time). ``glob``: the word is a pattern the shell expands
+    (``*``, ``?``, ``[``). ``recursive``: the effect covers the whole tree below ``path``
+    (``rm -r``, ``chmod -R``, ``find -delete``)."""
+
+    kind: str
+    path: str
+    base: tuple[str, ...] | None = ()
+    glob: bool = False
+    recursive: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"a PathEffect kind is one of {sorted(KINDS)}, got {self.kind!r}")
+        if not isinstance(self.path, str):
+            raise ValueError(f"a PathEffect path is a string, got {type(self.path).__name__}")
+        if self.base is not None:
+            object.__setattr__(self, "base", tuple(self.base))
+
+    @property
+    def family(self) -> str:
+        """"Read" or "Edit": the rule family that applies to this effect."""
+        return "Read" if self.kind in READ_KINDS else "Edit"
+
+    @property
+    def is_write(self) -> bool:
+        return self.kind in WRITE_KINDS
+
+
+def is_family_rule(rule: PermissionRule) -> bool:
+    """``Read(spec)``, ``Edit(spec)``, ``Write(spec)``: applied by effect, to every tool."""
+    return rule.specifier is not None and rule.tool in RULE_FAMILIES
+
+
+def effects_of(tool: "Tool", tool_input: Mapping[str, Any], context: "PermissionContext"
+               ) -> tuple[PathEffect, ...] | None:
+    """The tool's effects for this call (None: the tool reports none), asked once per decision.
+
+    A hook that raises (an input it cannot describe, such as a missing path) propagates: the
+    engine turns it into an ASK naming the problem, never a guessed default path."""
+    hook = getattr(tool, "path_effects", None)
+    if hook is None:
+        return None
+    memo = current_memo()
+    key = ("agenttools.effects", id(tool), id(tool_input))
+    if memo is not None and key in memo:
+        return memo[key][1]
+    found = hook(tool_input, context)
+    if found is not None:
+        found = tuple(found)
+        for e in found:
+            if not isinstance(e, PathEffect):
+                raise TypeError(f"{tool.name}.path_effects returned {e!r}, expected PathEffect")
+    if memo is not None:
+        memo[key] = (tool_input, found)  # the input is kept so its id cannot be reused
+    return found
+
+
+def targets(effect: PathEffect, context: "PermissionContext"
+            ) -> tuple[list[ResolvedPath], bool]:
+    """The paths an effect acts on, resolved, and whether that list is complete. A glob word
+    gives its matches (bash's expansion, on the backend's facts) *and* the word itself (what
+    runs when nothing matches); an expansion that could not be listed in full is incomplete."""
+    facts = facts_for(context)
+    follow = effect.kind != "delete"
+    literal = facts.resolve_word(effect.path, effect.base, follow)
+    if not effect.glob:
+        return [literal], literal.known
+    matches, complete = facts.expand(effect.path, effect.base, follow)
+    return [literal, *matches], complete and literal.known
+
+
+# --- rules -----------------------------------------------------------------------------------
+
+
+def effect_matches(rule: PermissionRule, effect: PathEffect,
+                   context: "PermissionContext") -> bool:
+    """Does the family rule ``rule`` apply to ``effect``? Deny and ask rules match if any target
+    matches (resolved or as spelled, case ignored, a matched directory covers what is below it,
+    a search also matches when it would traverse a path the rule names); an allow rule only
+    when every target is known and matches narrowly."""
+    family = RULE_FAMILIES.get(rule.tool)
+    if family is None or rule.specifier is None or effect.kind not in family:
+        return False
+    from .patterns import search_reaches, target_matches
+
+    broad = rule.behavior is not PermissionBehavior.ALLOW
+    found, complete = targets(effect, context)
+    if not broad:
+        if not complete:
+            return False
+        return all(target_matches(rule.specifier, t, context, broad=False,
+                                  below=effect.kind == "search") for t in found)
+    for t in found:
+        if target_matches(rule.specifier, t, context, broad=True):
+            return True
+        if effect.kind == "search" and t.known and search_reaches(rule.specifier, t, context):
+            return True
+    return False
+
+
+def covering_allow_rules(rules: Iterable[PermissionRule], effects: Sequence[PathEffect],
+                         context: "PermissionContext") -> list[PermissionRule] | None:
+    """The allow rules that together cover every effect (one per effect), or None when one
+    effect is covered by none of them."""
+    rules = [r for r in rules if is_family_rule(r)]
+    used: list[PermissionRule] = []
+    for effect in effects:
+        rule = next((r for r in rules if effect_matches(r, effect, context)), None)
+        if rule is None:
+            return None
+        if rule not in used:
+            used.append(rule)
+    return used
+
+
+# --- the per-effect policy (file tools, and Bash through its own decision) -------------------
+
+
+def check_effect(effect: PathEffect, context: "PermissionContext",
+                 tool_name: str = "Read") -> PermissionDecision:
+    """What one effect alone would need: the file tools' policy (see ``paths.check_read`` and
+    ``paths.check_write``), on the resolved targets; the strictest target decides."""
+    from .paths import check_read_resolved, check_write_resolved
+
+    found, complete = targets(effect, context)
+    if not complete and effect.glob:
+        # the shell may expand the word to paths we did not see
+        return PermissionDecision.ask(
+            f"{tool_name}: cannot tell every file {effect.path!r} expands to", safety=True)
+    decisions = []
+    for t in found:
+        if effect.kind in READ_KINDS:
+            decisions.append(check_read_resolved(t, context, tool_name, effect.kind))
+        else:
+            decisions.append(check_write_resolved(t, context, tool_name, effect))
+    return strictest(decisions)
+
+
+def check_effects(effects: Sequence[PathEffect], context: "PermissionContext",
+                  tool_name: str) -> PermissionDecision:
+    """The strictest of the effects' decisions (an empty list: PASSTHROUGH)."""
+    if not effects:
+        return PermissionDecision.passthrough(f"{tool_name}: no file effects")
+    return strictest([check_effect(e, context, tool_name) for e in effects])
+
+
+# Combining per-effect checks, "no opinion" (PASSTHROUGH: rules and the fallback decide) is
+# stricter than ALLOW: an allowed read next to a write that needs approval is not allowed.
+_COMBINE_RANK = {PermissionBehavior.ALLOW: 0, PermissionBehavior.PASSTHROUGH: 1,
+                 PermissionBehavior.ASK: 2, PermissionBehavior.DENY: 3}
+
+
+def strictest(decisions: Sequence[PermissionDecision]) -> PermissionDecision:
+    """The strictest decision (DENY > ASK > PASSTHROUGH > ALLOW); among equals a safety ASK wins
+    over a plain one; suggestions of every ASK/PASSTHROUGH of that rank are kept together (one
+    answer can cover them all)."""
+    best = decisions[0]
+    for d in decisions[1:]:
+        rank, top = _COMBINE_RANK[d.behavior], _COMBINE_RANK[best.behavior]
+        if rank > top or (rank == top and d.bypass_immune and not best.bypass_immune):
+            best = d
+    if best.behavior in (PermissionBehavior.ASK, PermissionBehavior.PASSTHROUGH) \
+            and not best.bypass_immune:
+        merged: list[PermissionRule] = []
+        for d in decisions:
+            if d.behavior is best.behavior:
+                merged.extend(r for r in d.suggestions if r not in merged)
+        if merged != best.suggestions:
+            best = PermissionDecision(best.behavior, best.message, best.reason,
+                                      best.bypass_immune, suggestions=merged)
+    return best

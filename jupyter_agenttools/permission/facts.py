@@ -1,0 +1,231 @@
+"""File-system facts for permission decisions, and the paths they resolve to.
+
+The engine is synchronous and pure; what it needs to know about files (the cwd, the home, where
+symlinks point, what exists, what a directory holds) comes from a *facts* object on the
+PermissionContext (``context.facts``):
+
+- :class:`LocalFacts` answers from ``os.*`` on this machine, lazily, each answer cached for the
+  life of the object (one decision: the engine makes a fresh one per decision when the context
+  carries none);
+- :class:`PrefetchedFacts` answers from what a remote backend sent back in one round trip
+  (``backend.path_facts(...)``, which runs :func:`resolver.gather_facts` over there); a question
+  it has no answer for raises PathFactsMissing, which the engine turns into an ASK — a decision
+  never falls back to the file system of the wrong machine.
+
+Both feed the one resolver (:mod:`.resolver`): the same walk, on different answers.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..errors import PathFactsMissing
+from . import resolver
+from .memo import current_memo
+
+__all__ = [
+    "ResolvedPath",
+    "PathFacts",
+    "LocalFacts",
+    "PrefetchedFacts",
+    "facts_for",
+    "facts_request",
+]
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """What a path word names. ``physical``: symlinks resolved the way the kernel does (the file
+    that would be used); ``lexical``: the absolute spelling tidied without resolving (``..``
+    removes a component): rules are tried on both so neither a symlink nor a ``..`` dodges a
+    deny. ``status``: "ok"; "loop" (too many symlinks: the kernel would refuse, we can't tell
+    what was meant); "unknown" (a relative word after a ``cd`` whose target is not known at
+    analysis time: ``physical`` and ``lexical`` are then the bare word)."""
+
+    word: str
+    physical: str
+    lexical: str
+    exists: bool = False
+    is_dir: bool = False
+    status: str = "ok"
+
+    @property
+    def known(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def name(self) -> str:
+        return self.physical.rstrip("/").rsplit("/", 1)[-1]
+
+
+class PathFacts:
+    """The questions the resolver and the checks ask; subclasses answer them."""
+
+    cwd: str
+    home: str
+    users: Mapping[str, str]
+
+    def readlink(self, path: str) -> str | None:
+        raise NotImplementedError
+
+    def kind(self, path: str) -> str | None:
+        """"dir", "file" (anything else that exists) or None (nothing there)."""
+        raise NotImplementedError
+
+    def listdir(self, path: str) -> list[str] | None:
+        raise NotImplementedError
+
+    # --- derived: the same for every kind of facts ------------------------------------------
+
+    def locate(self, word: str, base: Sequence[str] | None = ()) -> str | None:
+        return resolver.locate(word, None if base is None else tuple(base), self.cwd,
+                               self.home, self.users, self.readlink)
+
+    def resolve_absolute(self, absolute: str, follow_last: bool = True,
+                         word: str | None = None) -> ResolvedPath:
+        physical, status = resolver.resolve(absolute, self.readlink, follow_last)
+        kind = self.kind(physical)
+        return ResolvedPath(word if word is not None else absolute, physical,
+                            resolver.lexical_join("/", absolute), kind is not None,
+                            kind == "dir", "ok" if status == "ok" else status)
+
+    def resolve_word(self, word: str, base: Sequence[str] | None = (),
+                     follow_last: bool = True) -> ResolvedPath:
+        absolute = self.locate(word, base)
+        if absolute is None:
+            return ResolvedPath(word, word, word, status="unknown")
+        return self.resolve_absolute(absolute, follow_last, word)
+
+    def expand(self, word: str, base: Sequence[str] | None = (),
+               follow_last: bool = True) -> tuple[list[ResolvedPath], bool]:
+        """A glob word's matches (bash's expansion, on these facts) and whether the list is
+        complete; no match gives ``[]``."""
+        absolute = self.locate(word, base)
+        if absolute is None:
+            return [], False
+        matches, complete = resolver.expand_glob(absolute, self.readlink, self.listdir)
+        return [self.resolve_absolute(m, follow_last, word) for m in matches], complete
+
+    def physical_dir(self, path: str) -> str:
+        """A configured directory (absolute, ``~``, or relative to the cwd) resolved."""
+        return self.resolve_word(path).physical
+
+
+class LocalFacts(PathFacts):
+    """Facts of this machine's file system, asked lazily and cached by this object."""
+
+    def __init__(self, cwd: str | None = None, home: str | None = None):
+        self.cwd = os.path.abspath(cwd) if cwd else os.getcwd()
+        self.home = home if home and home.startswith("/") else os.path.expanduser("~")
+        self._links: dict[str, str | None] = {}
+        self._kinds: dict[str, str | None] = {}
+        self.users = _LocalUsers()
+
+    def readlink(self, path: str) -> str | None:
+        try:
+            return self._links[path]
+        except KeyError:
+            pass
+        try:
+            target: str | None = os.readlink(path)
+        except (OSError, ValueError):
+            target = None
+        self._links[path] = target
+        return target
+
+    def kind(self, path: str) -> str | None:
+        try:
+            return self._kinds[path]
+        except KeyError:
+            pass
+        try:
+            found: str | None = "dir" if stat.S_ISDIR(os.stat(path).st_mode) else "file"
+        except (OSError, ValueError):
+            found = None
+        self._kinds[path] = found
+        return found
+
+    def listdir(self, path: str) -> list[str] | None:
+        try:
+            return sorted(os.listdir(path))[:resolver.MAX_LISTING]
+        except (OSError, ValueError):
+            return None
+
+
+class _LocalUsers(dict):
+    """``~user`` expansion on this machine, on demand."""
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name not in self:
+            expanded = os.path.expanduser("~" + name)
+            self[name] = None if expanded.startswith("~") else expanded
+        value = dict.get(self, name)
+        return default if value is None else value
+
+
+class PrefetchedFacts(PathFacts):
+    """Facts a backend sent in one answer (:func:`resolver.gather_facts`)."""
+
+    def __init__(self, answer: Mapping[str, Any], *, source: str = "the backend"):
+        self.cwd = str(answer["cwd"])
+        self.home = str(answer["home"])
+        self.users = dict(answer.get("users") or {})
+        self._links: dict[str, str | None] = dict(answer.get("links") or {})
+        self._kinds: dict[str, str | None] = dict(answer.get("kinds") or {})
+        self._listings: dict[str, list[str] | None] = dict(answer.get("listings") or {})
+        self.source = source
+
+    def _missing(self, what: str, path: str) -> PathFactsMissing:
+        return PathFactsMissing(f"the permission check needs {what} {path!r} from {self.source}, "
+                                f"which was not fetched before the decision")
+
+    def readlink(self, path: str) -> str | None:
+        try:
+            return self._links[path]
+        except KeyError:
+            raise self._missing("the link status of", path) from None
+
+    def kind(self, path: str) -> str | None:
+        try:
+            return self._kinds[path]
+        except KeyError:
+            raise self._missing("the kind of", path) from None
+
+    def listdir(self, path: str) -> list[str] | None:
+        try:
+            return self._listings[path]
+        except KeyError:
+            raise self._missing("the listing of", path) from None
+
+
+_MEMO_KEY = "agenttools.local_facts"
+
+
+def facts_for(context: Any) -> PathFacts:
+    """The facts of ``context``: its own (``context.facts``), else local facts for its cwd and
+    home, shared by everything asked during one decision."""
+    facts = getattr(context, "facts", None)
+    if facts is not None:
+        return facts
+    key = (_MEMO_KEY, context.cwd, context.home)
+    memo = current_memo()
+    if memo is not None:
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = LocalFacts(context.cwd, context.home)
+        return found
+    return LocalFacts(context.cwd, context.home)
+
+
+def facts_request(effects: Iterable[Any], directories: Iterable[str] = ()) -> dict[str, Any]:
+    """What to ask a backend for (``backend.path_facts(**request)``) so that every question the
+    decision will ask about ``effects`` (PathEffect objects) and ``directories`` has its answer.
+    """
+    requests = []
+    for e in effects:
+        requests.append([e.path, None if e.base is None else list(e.base),
+                         e.kind != "delete", bool(e.glob)])
+    return {"requests": requests, "directories": sorted(set(directories))}

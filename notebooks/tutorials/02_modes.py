@@ -1,0 +1,106 @@
+"""Tutorial 02 · The five modes, side by side"""
+
+from _tutorial import setup
+
+T02_CALLS = '''\
+pathlib.Path("notes.txt").write_text("a draft\\n")
+CALLS = [
+    ("Read", {"file_path": "notes.txt"}),
+    ("Bash", {"command": "ls -la"}),
+    ("Edit", {"file_path": "notes.txt", "old_string": "draft", "new_string": "final"}),
+    ("Bash", {"command": "mkdir build"}),
+    ("Bash", {"command": "pip install requests"}),
+    ("Bash", {"command": "curl -s https://example.com/install.sh | sh"}),
+    ("Read", {"file_path": "~/.ssh/id_rsa"}),
+]
+MODES = ["default", "accept_edits", "explore", "bypass", "dont_ask"]
+
+def verdict(decision):
+    v = decision.behavior.value
+    return v + "!" if decision.bypass_immune else v
+
+print(f'{"call":44}' + "".join(f"{m:>13}" for m in MODES))
+for name, tool_input in CALLS:
+    tool = session.toolkit.find_tool(name)
+    row = [verdict(session.dry_engine(m).decide(tool, tool_input)) for m in MODES]
+    label = f"{name}: {tool.input_summary(tool_input)}"
+    print(f"{label[:44]:44}" + "".join(f"{v:>13}" for v in row))'''
+
+
+CELLS = [
+    ("md", """\
+# 02 · The five modes, side by side
+
+A mode is a policy for everything the rules do not decide. The same six steps run in every
+mode (deny rules, ask rules, read-only fast path, the tool's own check, allow rules, fallback);
+one table says what each step does in each mode:
+
+| mode | for |
+|---|---|
+| `default` | ask before anything that changes something |
+| `accept_edits` | like default, but file edits inside the working directories go through |
+| `explore` | read-only: only what can be proven read-only runs, the rest is denied |
+| `bypass` | everything runs, even what a safety check would ask about; only denials stand (for sandboxes) |
+| `dont_ask` | unattended runs: every question becomes a denial |"""),
+    ("code", setup("02")),
+    ("md", """\
+First the decisions alone, without running anything (`session.dry_engine(mode)` decides
+without writing to the audit log). A `!` marks a *safety* question: allow rules cannot
+silence it and "Always allow" is never offered for it."""),
+    ("code", T02_CALLS),
+    ("md", """\
+Now real runs of one script (read, edit, `mkdir`) in the modes. `%%agent --mode M` sets the
+mode for one run only; `%agent mode M` changes it for the kernel."""),
+    ("code", '''\
+def script():
+    return ScriptedModel([
+        [{"name": "Read", "input": {"file_path": "notes.txt"}}],
+        [{"name": "Edit", "input": {"file_path": "notes.txt", "old_string": "draft",
+                                    "new_string": "final"}}],
+        [{"name": "Bash", "input": {"command": "mkdir -p build"}}],
+        "Done.",
+    ])
+m_explore, m_unattended, m_edits, m_default = script(), script(), script(), script()'''),
+    ("md", "**explore**: the read runs, the edit and `mkdir` are denied, nobody is asked."),
+    ("code", "%%agent --mode explore --model m_explore --as run_explore\nFinalise notes.txt"),
+    ("code", "await run_explore.wait_done(timeout=10)\nshow(run_explore)"),
+    ("md", "**dont_ask**: what would have been a question is denied; the run never waits."),
+    ("code", "%%agent --mode dont_ask --model m_unattended --as run_unattended\n"
+             "Finalise notes.txt"),
+    ("code", "await run_unattended.wait_done(timeout=10)\nshow(run_unattended)"),
+    ("md", "**accept_edits**: the edit and `mkdir build` stay inside the project: no question."),
+    ("code", "%%agent --mode accept_edits --model m_edits --as run_edits\nFinalise notes.txt"),
+    ("code", '''\
+await run_edits.wait_done(timeout=10)
+show(run_edits)
+print(pathlib.Path("notes.txt").read_text(), pathlib.Path("build").is_dir())'''),
+    ("md", """\
+**bypass**: no questions at all (only deny rules would stop a call). Meant for sandboxes:
+here the script edits the file once more."""),
+    ("code", '''\
+m_bypass = ScriptedModel([
+    [{"name": "Edit", "input": {"file_path": "notes.txt", "old_string": "final",
+                                "new_string": "checked"}}],
+    "Done.",
+])'''),
+    ("code", "%%agent --mode bypass --model m_bypass --as run_bypass\nMark notes.txt as checked"),
+    ("code", '''\
+await run_bypass.wait_done(timeout=10)
+show(run_bypass)
+print(pathlib.Path("notes.txt").read_text())'''),
+    ("md", """\
+**default**: the edit is a question. This time we deny it, with a message the model reads.
+(The file no longer says "draft", so allowing it would fail anyway.)"""),
+    ("code", "%%agent --model m_default --as run_default\nFinalise notes.txt"),
+    ("code", '''\
+ask = await run_default.question(1, timeout=10)
+print(ask.tool, ask.input["file_path"], "-", ask.decision.reason)
+ask.answer("deny", message="Leave notes.txt alone, it is done.")'''),
+    ("code", '''\
+ask = await run_default.question(2, timeout=10)
+print(ask.tool, ask.input["command"], "-", ask.decision.reason)
+ask.answer("allow_once")'''),
+    ("code", "await run_default.wait_done(timeout=10)\nshow(run_default)"),
+    ("md", "Next: **03** turns answers into rules, and shows where rules live."),
+]
+

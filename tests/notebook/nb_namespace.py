@@ -1,0 +1,159 @@
+"""A notebook-like namespace for the Python analysis tests: library objects of every family the
+tables know, and user objects whose every special method leaves a trace when it runs."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+TRACE: list[str] = []  # what user code ran
+
+
+def traced(what: str) -> None:
+    TRACE.append(what)
+
+
+class Model:
+    """A user class: every method, property and special method records that it ran."""
+
+    def __init__(self) -> None:
+        self.__dict__["coef_"] = [1.0, 2.0]
+
+    def predict(self, rows: Any) -> list[int]:
+        traced("predict")
+        return [0 for _ in rows]
+
+    def head(self, n: int = 5) -> str:  # named like a pandas method
+        traced("head")
+        return "model head"
+
+    def describe(self) -> str:
+        traced("describe")
+        return "model"
+
+    @property
+    def score(self) -> float:
+        traced("score property")
+        return 0.5
+
+    def __repr__(self) -> str:
+        traced("__repr__")
+        return "Model()"
+
+    def __str__(self) -> str:
+        traced("__str__")
+        return "Model"
+
+    def __format__(self, spec: str) -> str:
+        traced("__format__")
+        return "Model"
+
+    def __eq__(self, other: object) -> bool:
+        traced("__eq__")
+        return False
+
+    def __hash__(self) -> int:
+        traced("__hash__")
+        return 1
+
+    def __len__(self) -> int:
+        traced("__len__")
+        return 1
+
+    def __getitem__(self, key: Any) -> Any:
+        traced("__getitem__")
+        return 1
+
+    def __add__(self, other: Any) -> Any:
+        traced("__add__")
+        return 1
+
+    def __bool__(self) -> bool:
+        traced("__bool__")
+        return True
+
+    def __iter__(self) -> Any:
+        traced("__iter__")
+        return iter([1])
+
+
+class Sneaky:
+    def __getattr__(self, name: str) -> Any:
+        traced(f"__getattr__ {name}")
+        return 1
+
+
+class FakeFrame(pd.DataFrame):
+    """A DataFrame subclass from user code: not the library's type."""
+
+    def head(self, n: int = 5) -> Any:  # type: ignore[override]
+        traced("FakeFrame.head")
+        return super().head(n)
+
+
+def user_function(x: Any) -> Any:
+    traced("user_function")
+    return x
+
+
+def fake_numpy() -> types.ModuleType:
+    module = types.ModuleType("numpy")  # pretends to be numpy, is not sys.modules["numpy"]
+    module.mean = user_function  # type: ignore[attr-defined]
+    return module
+
+
+def spoofed_function() -> Any:
+    def mean(x: Any) -> Any:
+        traced("spoofed mean")
+        return x
+
+    mean.__module__ = "numpy"
+    mean.__qualname__ = "mean"
+    return mean
+
+
+def object_array() -> Any:
+    array = np.empty(2, dtype=object)  # np.array([Model()]) would iterate the model
+    array[0], array[1] = 1, Model()
+    return array
+
+
+def make_namespace() -> dict[str, Any]:
+    df = pd.DataFrame({"city": ["Paris", "Lima", "Oslo"], "temp": [18.0, 22.0, 9.0],
+                       "n": [1, 2, 3],
+                       "when": pd.date_range("2024-01-01", periods=3)})
+    fig, ax = plt.subplots()
+    ns: dict[str, Any] = {
+        "__name__": "__main__",
+        "df": df, "s": df["temp"], "arr": np.arange(10.0), "mat": np.eye(3),
+        "lst": [3, 1, 2], "words": ["pear", "fig"], "d": {"a": 1, "b": 2},
+        "text": "hello world", "n": 42, "x": 3.5, "t": (1, 2), "st": {1, 2},
+        "path": "data/train.csv", "folder": Path("data"), "when": datetime.date(2024, 1, 1),
+        "np": np, "pd": pd, "plt": plt, "math": math, "os": os, "sys": sys, "json": json,
+        "re": re, "subprocess": subprocess, "shutil": shutil, "pickle": pickle, "Path": Path,
+        "datetime": datetime, "mean": np.mean, "read_csv": pd.read_csv,
+        "model": Model(), "sneaky": Sneaky(), "fake": FakeFrame({"a": [1, 2]}),
+        "objdf": pd.DataFrame({"o": [Model()]}), "objlist": [1, Model()],
+        "objarr": object_array(), "user_function": user_function,
+        "fakenp": fake_numpy(), "spoofed": spoofed_function(), "api_key": "sk-secret",
+        "gb": df.groupby("city"), "fig": fig, "ax": ax,
+        "nested": {"rows": [[1, 2], [3, 4]], "name": "x"},
+    }
+    return ns

@@ -1,0 +1,193 @@
+"""The Python analysis case table: every snippet decided by RunCode's permission check against a
+notebook-like namespace, and a mode ladder; the read-only ones also run and leave no trace."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import Counter
+from pathlib import Path
+
+import nb_namespace
+import pytest
+from nb_namespace import make_namespace
+from pycode_cases import CASES, ESCAPE, OUTSIDE, READ, WRITE
+
+from jupyter_agenttools.builtin.notebook import NotebookHost, RunCode
+from jupyter_agenttools.builtin.notebook.execute import execute
+from jupyter_agenttools.permission.check import check
+from jupyter_agenttools.pycode import analyze
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("project")
+    (root / "data").mkdir()
+    (root / "data" / "train.csv").write_text("city,temp\nParis,18\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def namespace() -> dict:
+    return make_namespace()
+
+
+@pytest.fixture
+def decide(project: Path, namespace: dict):
+    tool = RunCode(NotebookHost(namespace))
+    cwd = os.getcwd()
+    os.chdir(project)  # the analysis resolves relative paths, the engine too, against the cwd
+    try:
+        def run(code: str, mode: str = "default", rules=None):
+            return check(tool, {"code": code}, mode=mode, rules=rules, cwd=str(project))
+        yield run
+    finally:
+        os.chdir(cwd)
+
+
+def test_the_table_is_big_enough_and_has_no_duplicates():
+    codes = [c for c, _ in CASES]
+    assert len(codes) >= 150
+    assert len(set(codes)) == len(codes), [c for c, n in Counter(codes).items() if n > 1]
+    assert len(READ) >= 50 and len(WRITE) >= 50 and len(ESCAPE) >= 50 and OUTSIDE
+
+
+@pytest.mark.parametrize("code,category", CASES, ids=[f"{k}:{c[:40]}" for c, k in CASES])
+def test_default_mode_allows_exactly_the_read_only_snippets(decide, code, category):
+    decision = decide(code)
+    if category == "read":
+        assert decision.behavior.value == "allow", decision.reason
+        assert decision.step == "read_only"
+    else:
+        assert decision.behavior.value in ("ask", "deny"), (category, decision.reason)
+        assert decision.reason  # the question says why
+
+
+def test_no_snippet_that_is_not_read_only_is_allowed(decide):
+    """The headline figure: of every write and escape, none is ALLOWed in default mode."""
+    counts = Counter()
+    for code, category in CASES:
+        counts[(category, decide(code).behavior.value)] += 1
+    allowed_bad = counts[("write", "allow")] + counts[("escape", "allow")]
+    print(f"\n{len(CASES)} snippets: {len(READ)} read ({counts[('read', 'allow')]} allowed), "
+          f"{len(OUTSIDE)} outside-reads, {len(WRITE)} writes, {len(ESCAPE)} escapes; "
+          f"not-read-only allowed: {allowed_bad}")
+    assert allowed_bad == 0
+    assert counts[("read", "allow")] == len(READ)
+
+
+# one representative per category, down the five modes (SPEC §5.2's table for a tool whose
+# check is a plain ASK when not read-only, a safety ASK for a secret read)
+LADDER = {
+    "df.head()": {"default": "allow", "accept_edits": "allow", "explore": "allow",
+                  "bypass": "allow", "dont_ask": "allow"},
+    "open('/etc/hostname').read()": {"default": "ask", "accept_edits": "ask",
+                                     "explore": "deny", "bypass": "allow", "dont_ask": "deny"},
+    "open('~/.ssh/id_rsa').read()": {"default": "ask", "accept_edits": "ask",
+                                     "explore": "deny", "bypass": "allow", "dont_ask": "deny"},
+    "df.to_csv('out.csv')": {"default": "ask", "accept_edits": "ask", "explore": "deny",
+                             "bypass": "allow", "dont_ask": "deny"},
+    "getattr(__builtins__, 'exec')('1')": {"default": "ask", "accept_edits": "ask",
+                                           "explore": "deny", "bypass": "allow",
+                                           "dont_ask": "deny"},
+    "model.predict([1])": {"default": "ask", "accept_edits": "ask", "explore": "deny",
+                           "bypass": "allow", "dont_ask": "deny"},
+}
+
+
+@pytest.mark.parametrize("mode", ["default", "accept_edits", "explore", "bypass", "dont_ask"])
+@pytest.mark.parametrize("code", list(LADDER))
+def test_mode_ladder(decide, code, mode):
+    assert decide(code, mode).behavior.value == LADDER[code][mode]
+
+
+def test_a_secret_read_is_a_safety_question(decide):
+    decision = decide("open('~/.ssh/id_rsa').read()")
+    assert decision.behavior.value == "ask" and decision.bypass_immune
+    assert not decision.suggestions
+
+
+@pytest.mark.parametrize("rules,code,expected", [
+    ({"deny": ["Read(data/**)"]}, "pd.read_csv('data/train.csv')", "deny"),
+    ({"deny": ["Edit(out.csv)"]}, "df.to_csv('out.csv')", "deny"),
+    ({"ask": ["Read(data/**)"]}, "open('data/train.csv').read()", "ask"),
+    ({"deny": ["RunCode(os.system)"]}, "x = 1; os.system('id')", "deny"),
+    ({"deny": ["RunCode(numpy.save)"]}, "np.save('a.npy', arr)", "deny"),
+    ({"allow": ["RunCode(model.predict)"]}, "model.predict([1, 2])", "allow"),
+    ({"allow": ["RunCode(model.predict)"]}, "model.predict([1]); os.remove('x')", "ask"),
+    ({"allow": ["Edit(**)"]}, "df.to_csv('out.csv')", "ask"),  # files alone never allow code
+])
+def test_rules_apply_to_runcode(decide, rules, code, expected):
+    assert decide(code, rules=rules).behavior.value == expected
+
+
+def test_read_only_snippets_leave_no_trace(project: Path):
+    """Run every read-only snippet for real: no user code ran, no variable changed, no file
+    appeared, the data is as it was."""
+    namespace = make_namespace()
+    before = dict(namespace)
+    frame, items, mapping = namespace["df"].copy(), list(namespace["lst"]), dict(namespace["d"])
+    files = sorted(p.name for p in project.rglob("*"))
+    nb_namespace.TRACE.clear()
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        async def run_all() -> list[str]:
+            failures = []
+            for code in READ:
+                result = await execute(code, namespace, timeout=30)
+                if result.error and "FileNotFoundError" not in result.error:
+                    failures.append(f"{code}: {result.error.splitlines()[-1]}")
+            return failures
+        failures = asyncio.run(run_all())
+    finally:
+        os.chdir(cwd)
+    assert failures == []
+    assert nb_namespace.TRACE == []
+    changed = [k for k in set(namespace) | set(before)
+               if not k.startswith("__") and namespace.get(k) is not before.get(k)]
+    assert changed == []
+    assert sorted(p.name for p in project.rglob("*")) == files
+    assert namespace["df"].equals(frame) and namespace["lst"] == items
+    assert namespace["d"] == mapping
+
+
+@pytest.mark.parametrize("code", ["df.head()", "print(df)", "model.predict([1])"])
+def test_without_a_namespace_only_builtins_are_known(code):
+    """Outside a kernel (``agenttools check``) names are unknown: their methods ask."""
+    assert not analyze(code).read_only
+
+
+@pytest.mark.parametrize("code", ["len([1, 2])", "sorted({3, 1})", "print('hi')",
+                                  "'a,b'.split(',')", "[i * i for i in range(5)]"])
+def test_without_a_namespace_plain_values_are_read_only(code):
+    assert analyze(code).read_only
+
+
+@pytest.mark.parametrize("code,why", [
+    ("x = 1", "assigns"), ("import os", "import"), ("exec('1')", "arbitrary code"),
+    ("__import__('os')", "dunder"), ("df.__dict__", "dunder"), ("(y := 1)", ":="),
+    ("open('x', 'w')", "write"), ("pd.read_pickle('x')", "unpickling"),
+    ("api_key", "credential"), ("os.environ", "environment"),
+])
+def test_reasons_name_the_construct(namespace, code, why):
+    from jupyter_agenttools.pycode import NamespaceNames
+
+    result = analyze(code, NamespaceNames(namespace))
+    assert not result.read_only
+    assert why in result.explain(5)
+
+
+@pytest.mark.parametrize("code", ["(", "x = ", "\x00", "def", "'\ud800'", "a" * 300_000,
+                                  "(" * 1000 + ")" * 1000, 5, None])
+def test_bad_input_is_a_clear_refusal_never_a_crash(code):
+    result = analyze(code)
+    assert not result.read_only
+    assert result.reasons and result.reasons[0].text
+
+
+@pytest.mark.parametrize("code", ["-" * 20_000 + "1", "[" * 150 + "]" * 150,
+                                  "+".join(["1"] * 20_000)])
+def test_deep_or_long_code_gets_a_verdict_without_crashing(code):
+    result = analyze(code)
+    assert result.read_only or result.reasons
