@@ -31,6 +31,7 @@ BENCHMARKS = {
     "load": "bench_load",
     "big-output": "bench_big_output",
     "backends": "bench_backends",
+    "audit": "bench_audit",
     "sandbox": "bench_sandbox",
     "process-tree": "bench_process_tree",
 }

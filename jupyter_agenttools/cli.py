@@ -1,6 +1,8 @@
-"""The ``agenttools`` command: ``check``, ``settings`` and ``audit``.
+"""The ``agenttools`` command: ``check``, ``settings``, ``audit`` and ``hook``.
 
-Errors are one clear line on stderr and exit status 2, never a traceback.
+Errors are one clear line on stderr and exit status 2, never a traceback. ``hook`` is the
+exception to the exit-status rule: it follows each agent's documented hook contract
+(``hooks/``), and always answers, fail-closed, whatever went wrong.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import sys
 import time
 from typing import Any, Iterable, Iterator, TextIO
 
+from . import __version__
 from .errors import AgentToolsError
+from .hooks import AGENTS as HOOK_AGENTS
 from .permission.types import STEPS, PermissionDecision
 
 __all__ = ["main", "build_parser"]
@@ -338,6 +342,25 @@ def _cmd_settings(args: argparse.Namespace) -> int:
 # --- audit -----------------------------------------------------------------------------------
 
 
+def _audit_line(e: dict[str, Any]) -> str:
+    """One record as a line of text: time, verdict (or answer, or outcome), who, what."""
+    kind = e.get("kind")
+    if kind == "answer":
+        label = f"answer={e.get('answer')}"
+    elif kind == "outcome":
+        code = e.get("exit_code")
+        label = f"{e.get('state')}" + (f" exit={code}" if code is not None else "")
+    else:
+        label = str(e.get("behavior")).upper()
+    who = f"{e.get('user') or '?'}@{e.get('agent') or '?'}"
+    rule = e.get("rule") or e.get("rule_chosen")
+    extra = f"  step={e.get('step')}" if kind != "outcome" else \
+        f"  {e.get('duration_s')} s" if e.get("duration_s") is not None else ""
+    extra += f"  rule={rule}" if rule else ""
+    return (f"{e.get('time')}  {label:<14} {e.get('mode') or '-':<12} {who:<24} "
+            f"{e.get('tool')}: {e.get('input')}{extra}")
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     from .permission.audit import AuditLog
 
@@ -345,22 +368,57 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         path = args.file
     else:
         path = os.path.join(args.project or os.getcwd(), ".agenttools", "audit.jsonl")
+    if args.limit is not None and args.limit < 0:
+        raise CLIError(f"--limit expects 0 or more, got {args.limit}")
+    if args.offset < 0:
+        raise CLIError(f"--offset expects 0 or more, got {args.offset}")
     log = AuditLog(path)
     entries = log.read(limit=args.limit, tool=args.tool, behavior=args.behavior,
-                       since=args.since, kind=args.kind, newest_first=not args.oldest_first)
+                       since=args.since, kind=args.kind, newest_first=not args.oldest_first,
+                       offset=args.offset, user=args.user, outcome=args.outcome,
+                       agent=args.agent)
     for e in entries:
-        if args.json:
-            print(json.dumps(e, ensure_ascii=False))
-            continue
-        what = e.get("answer") if e.get("kind") == "answer" else e.get("behavior")
-        label = f"answer={what}" if e.get("kind") == "answer" else str(what).upper()
-        rule = e.get("rule") or e.get("rule_chosen")
-        extra = f"  step={e.get('step')}" + (f"  rule={rule}" if rule else "")
-        print(f"{e.get('time')}  {label:<14} {e.get('mode') or '-':<12} {e.get('tool')}: "
-              f"{e.get('input')}{extra}")
+        print(json.dumps(e, ensure_ascii=False) if args.json else _audit_line(e))
     if log.skipped:
         print(f"agenttools: {log.skipped} corrupt line(s) skipped in {path}", file=sys.stderr)
     return 0
+
+
+# --- hook ------------------------------------------------------------------------------------
+
+
+def _cmd_hook(args: argparse.Namespace) -> int:
+    """Answer one hook call; fail closed (each agent's way) on any problem, never a traceback."""
+    from .hooks import agent_module
+    from .hooks.common import HookAnswer, decide, read_payload, record_refusal
+
+    module = agent_module(args.agent)
+    request = None
+    try:
+        payload = read_payload()
+        request = module.parse(payload)
+        if request is None:  # another event than the pre-tool one: nothing to decide
+            event = payload.get("hook_event_name")
+            print(f"agenttools hook {args.agent}: the {event!r} event is not decided here "
+                  f"(configure this hook for {module.EVENT})", file=sys.stderr)
+            answer = HookAnswer(None, "not a pre-tool event")
+        else:
+            answer = decide(request, project=args.project, mode=args.mode)
+        if args.agent == "claude-code":
+            out, code = module.render(answer)
+        else:
+            out, code = module.render(answer, on_ask=args.on_ask)
+    except Exception as exc:  # bad input, corrupt settings, a bug: the answer stays fail-closed
+        message = str(exc) if isinstance(exc, (ValueError, AgentToolsError, OSError)) \
+            else f"{type(exc).__name__}: {exc}"
+        print(f"agenttools could not decide this call: {message} (hook format: "
+              f"{module.DOCS})", file=sys.stderr)
+        out, code, behavior = module.render_bad_input(message)
+        record_refusal(request, args.project, behavior, message, agent=module.AGENT)
+    if out:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    return code
 
 
 # --- parser ----------------------------------------------------------------------------------
@@ -370,7 +428,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="agenttools",
                                 description="Inspect and configure the agenttools permission "
                                             "engine.")
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{check,settings,audit}")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{check,settings,audit,hook}")
 
     c = sub.add_parser("check", help="decide a tool call and show why",
                        description="Decide one call (a Bash command after --, or --tool/--input)"
@@ -422,12 +481,35 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--file", metavar="FILE", help="an audit.jsonl file")
     a.add_argument("--tool")
     a.add_argument("--behavior", choices=("allow", "ask", "deny"))
-    a.add_argument("--kind", choices=("decision", "answer"))
+    a.add_argument("--kind", choices=("decision", "answer", "outcome"))
+    a.add_argument("--user", help="records of this user (JUPYTERHUB_USER or OS user)")
+    a.add_argument("--agent", help="records from this agent: agenttools, claude-code, codex, "
+                                   "gemini-cli")
+    a.add_argument("--outcome", choices=("success", "error", "interrupted", "denied"),
+                   help="outcome records (after execution) in this state")
     a.add_argument("--since", metavar="TIME", help="ISO 8601, e.g. 2026-01-31T12:00:00Z")
-    a.add_argument("--limit", type=int, default=20, metavar="N")
+    a.add_argument("--limit", type=int, default=20, metavar="N",
+                   help="at most N records, the newest (default 20)")
+    a.add_argument("--offset", type=int, default=0, metavar="N",
+                   help="skip the N newest matching records")
     a.add_argument("--oldest-first", action="store_true")
     a.add_argument("--json", action="store_true", help="JSON lines")
     a.set_defaults(func=_cmd_audit)
+
+    h = sub.add_parser(
+        "hook", help="answer another agent's pre-tool hook (JSON on stdin)",
+        description="Decide a tool call of Claude Code (PreToolUse), Codex (PreToolUse) or "
+                    "Gemini CLI (BeforeTool) with this project's rules and modes, answer in "
+                    "the agent's documented format, and write the decision to the audit log.")
+    h.add_argument("agent", choices=sorted(HOOK_AGENTS))
+    h.add_argument("--project", metavar="DIR",
+                   help="whose settings decide (default: the nearest folder at or above the "
+                        "call's cwd that has .agenttools/, else .git, else the cwd)")
+    h.add_argument("--mode", choices=_MODES, help="default: the project's mode")
+    h.add_argument("--on-ask", choices=("deny", "defer"), default="deny",
+                   help="codex and gemini-cli cannot ask from their hook: deny (default) or "
+                        "leave the call to the agent's own approval policy")
+    h.set_defaults(func=_cmd_hook)
     return p
 
 

@@ -23,6 +23,7 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── RuleSyntaxError               a rule text that does not parse (quotes the text)
     │   ├── RuleExampleError              a rule that fails its own examples/counter_examples
     │   ├── SettingsError                 a corrupt or invalid settings file (names file and line)
+    │   ├── AuditLogError                 the audit log is not a regular file (also an OSError)
     │   ├── ModelError                    a model that cannot be reached or answers garbage
     │   └── AnswerError                   an invalid answer to a pending question
     ├── PathFactsMissing                  a decision needed a file fact not fetched from the
@@ -63,6 +64,7 @@ __all__ = [
     "RuleSyntaxError",
     "RuleExampleError",
     "SettingsError",
+    "AuditLogError",
     "ModelError",
     "AnswerError",
     "UsageError",
@@ -181,6 +183,13 @@ class SettingsError(DeveloperOrientedException):
         self.key = key
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"settings file {where}: {problem}")
+
+
+class AuditLogError(DeveloperOrientedException, OSError):
+    """The audit log cannot be used: a FIFO, a device, a symlink where a plain file belongs.
+
+    An OSError too, so a writer that treats the log as a record, not a gate (the engine),
+    warns and decides on."""
 
 
 class ModelError(DeveloperOrientedException):

@@ -26,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import os
+import time
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from ..errors import (
@@ -39,6 +41,7 @@ from ..errors import (
 from ..gates.arguments import parse_arguments
 from ..gates.availability import check_available
 from ..gates.permission import check_permission, decision_context, needs_answer
+from ..permission.audit import audit_call
 from ..permission.types import PermissionBehavior
 from ..tools.base import ToolChunk, ToolResponse, ToolResultState
 from ..tools.worker import STUCK_MESSAGE
@@ -46,6 +49,8 @@ from . import events as ev
 from .batching import CallState, ToolCall, make_batches, matches_kept_rule
 from .models import ModelTurn, TextDelta, load_model
 from .run import AgentRun, PendingAsk, new_ask_id
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Agent", "DEFAULT_SYSTEM_PROMPT", "DEFAULT_TOOL_TIME_LIMIT", "result_text"]
 
@@ -305,8 +310,9 @@ class Agent:
                 call.input = parse_arguments(tool, call.raw)  # gate 2
             if call.state != CallState.ALLOWED or call.recheck:  # gate 3
                 context = await decision_context(self.engine, tool, call.input)
-                decision = check_permission(self.engine, tool, call.input,
-                                            middlewares=self.middlewares, context=context)
+                with audit_call(call.id):  # the decision's audit record names the call
+                    decision = check_permission(self.engine, tool, call.input,
+                                                middlewares=self.middlewares, context=context)
                 call.decision = decision
                 run.emit(ev.PermissionDecided(call_id=call.id, name=call.name,
                                               input=call.input, decision=decision))
@@ -319,6 +325,7 @@ class Agent:
                     self._park(run, call, tool, decision, kept)
                     return
             call.state = CallState.ALLOWED
+            call.extra["started_at"] = time.monotonic()  # for the audit's outcome record
             response = await self._call(run, call, tool)  # gate 4
             response = self._truncate(response)  # gate 5
             self._finish(run, call, response)
@@ -434,6 +441,25 @@ class Agent:
         call.state = CallState.FINISHED
         run.tool_results.append(response)
         run.emit(ev.ToolResultEvent(call_id=call.id, name=call.name, response=response))
+        if "started_at" in call.extra:
+            self._report_outcome(call, response)
+
+    def _report_outcome(self, call: ToolCall, response: ToolResponse) -> None:
+        """The audit log's ``outcome`` record of a call that ran: state, exit code, time."""
+        audit = getattr(self.engine, "audit", None)
+        if audit is None or not hasattr(audit, "record_outcome"):
+            return
+        try:
+            tool = call.tool
+            summary = tool.input_summary(call.input or {}) if tool is not None else call.raw
+            audit.record_outcome(
+                tool=call.name, input_summary=summary, state=response.state,
+                exit_code=response.metadata.get("exit_code"),
+                duration_s=time.monotonic() - call.extra["started_at"],
+                timed_out=response.metadata.get("timed_out"), call_id=call.id,
+                session=getattr(self.engine, "session", None))
+        except Exception as exc:  # the log is a record, not a gate
+            log.warning("could not record the outcome of %s in the audit log: %s", call.id, exc)
 
     def _write_round(self) -> None:
         """Gate 5's write-back: one tool message per call, in the model's order."""

@@ -16,6 +16,7 @@ import threading
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
 
 from ..errors import AnswerError, ToolArgumentsError
+from ..permission.audit import audit_call
 from .events import TERMINAL_KINDS, AskAnswered, Event, RunCancelled, RunFailed
 
 if TYPE_CHECKING:
@@ -120,9 +121,10 @@ class PendingAsk:
             self.answered = True
             self.choice, self.rule, self.message, self.new_input = choice, saved, message, new_input
         try:
-            self._run._engine.record_answer(
-                self.tool_obj, new_input or self.input, self.decision,
-                "always_allow" if choice == "always" else choice, rule=saved)
+            with audit_call(self.call_id):  # the answer's record names the call it was about
+                self._run._engine.record_answer(
+                    self.tool_obj, new_input or self.input, self.decision,
+                    "always_allow" if choice == "always" else choice, rule=saved)
         except Exception:  # the audit log must not undo an answer the person gave
             log.exception("could not record the answer to %s in the audit log", self.id)
         self._run._deliver_answer(self)

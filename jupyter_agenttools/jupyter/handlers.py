@@ -7,7 +7,8 @@ settings     GET         merged settings: mode per layer, every rule with its la
 rules        POST        add ``{"layer", "behavior", "rule", "examples"?, "counter_examples"?}``
 rules        DELETE      remove ``{"layer", "behavior", "rule"}`` (body or query arguments)
 mode         PUT         ``{"layer", "mode"}`` (``mode: null`` clears the layer's mode)
-audit        GET         ``?limit=&tool=&behavior=`` newest first
+audit        GET         ``?limit=&offset=&tool=&behavior=&kind=&outcome=&user=&agent=&since=``
+                         newest first, read from the end of the log
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
                          (a what-if: never written to the audit log)
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
@@ -42,6 +43,7 @@ from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
 from ..errors import (
+    AuditLogError,
     JSONInputError,
     RuleExampleError,
     RuleSyntaxError,
@@ -56,6 +58,8 @@ __all__ = ["AUTH_RESOURCE", "ROUTES"]
 AUTH_RESOURCE = "agenttools"
 RULE_BEHAVIORS = ("allow", "ask", "deny")
 AUDIT_BEHAVIORS = ("allow", "ask", "deny", "passthrough")
+AUDIT_KINDS = ("decision", "answer", "outcome")
+AUDIT_OUTCOMES = ("success", "error", "interrupted", "denied")
 MAX_AUDIT = 10_000
 #: A request body larger than this is refused with 413 (a settings request is a few KB).
 MAX_BODY_BYTES = 1024 * 1024
@@ -364,10 +368,32 @@ class AuditHandler(AgentToolsHandler):
         if behavior is not None and behavior not in AUDIT_BEHAVIORS:
             raise web.HTTPError(400, "expected 'behavior' to be one of %s, got %r",
                                 ", ".join(AUDIT_BEHAVIORS), behavior)
+        # eco (#17): the audit answers who and what; reads start at the end of the file
+        raw_offset = self.get_query_argument("offset", "0")
+        offset = int(raw_offset) if raw_offset.isdigit() and len(raw_offset) <= 9 else -1
+        if offset < 0:
+            raise web.HTTPError(400, "expected 'offset' to be a whole number from 0, got %r",
+                                raw_offset)
+        query = {k: self.get_query_argument(k) for k in ("kind", "outcome")
+                 if self.get_query_argument(k, "")}
+        kind = self.choice(query, "kind", AUDIT_KINDS, required=False)
+        outcome = self.choice(query, "outcome", AUDIT_OUTCOMES, required=False)
+        user = self.get_query_argument("user", "").strip()[:256] or None
+        agent = self.get_query_argument("agent", "").strip()[:256] or None
+        since = self.get_query_argument("since", "").strip() or None
         log = AuditLog(self.store.audit_path)
-        entries = await self.run(lambda: log.read(limit=limit, tool=tool, behavior=behavior,
-                                                  newest_first=True))
-        self.reply({"entries": entries, "skipped": log.skipped, "file": str(log.path)})
+        try:
+            entries = await self.run(lambda: log.read(
+                limit=limit, offset=offset, tool=tool, behavior=behavior, newest_first=True,
+                kind=kind, outcome=outcome, user=user, agent=agent, since=since))
+        except AuditLogError as exc:  # a FIFO or a device where the log belongs
+            raise web.HTTPError(409, "%s", exc) from None
+        except ValueError as exc:  # since= that is not a time
+            raise web.HTTPError(400, "%s", exc) from None
+        # every entry has "user" and "agent" (agenttools, claude-code, codex, gemini-cli);
+        # entries older than these fields lack them
+        self.reply({"entries": entries, "skipped": log.skipped, "file": str(log.path),
+                    "offset": offset, "limit": limit, "more": len(entries) == limit})
 
 
 class CheckHandler(AgentToolsHandler):
