@@ -31,14 +31,16 @@ from bench_decisions import BUILTIN, load_commands  # noqa: E402
 
 LAYERS = [  # (layer, predicate on (file, function)); the first match wins
     ("tree-sitter parse (C)", lambda f, fn: "Parser" in fn and "parse" in fn),
-    ("shell/parse.py walk", lambda f, fn: f.endswith("shell/parse.py")),
-    ("tables: shell/programs.py + wrappers.py",
-     lambda f, fn: f.endswith(("shell/programs.py", "shell/wrappers.py"))),
-    ("shell/policy.py", lambda f, fn: f.endswith("shell/policy.py")),
+    ("shell: fast path + tree walk",
+     lambda f, fn: f.endswith(tuple(f"jupyter_agenttools/shell/{m}.py"
+                                    for m in ("syntax", "fastpath", "words")))),
+    ("shell: program table (programs/)",
+     lambda f, fn: "jupyter_agenttools/shell/programs/" in f),
+    ("shell: analysis + effects", lambda f, fn: "jupyter_agenttools/shell/" in f),
     ("paths + sensitive lookups", lambda f, fn: f.endswith(("permission/paths.py",
                                                              "permission/sensitive.py"))),
     ("engine (permission/engine, rules, types)", lambda f, fn: "/permission/" in f),
-    ("builtin/bash.py", lambda f, fn: f.endswith("builtin/bash.py")),
+    ("builtin/bash (decision, secrets, danger, rules)", lambda f, fn: "builtin/bash" in f),
     ("tree-sitter node access (C)", lambda f, fn: "tree_sitter" in fn or "Node" in fn),
     ("os / posixpath (realpath, stat)", lambda f, fn: "posixpath" in f or "genericpath" in f
      or fn.startswith("<built-in method posix.")),
@@ -55,12 +57,12 @@ def layer_of(file: str, func: str) -> str:
 
 
 def _parse_lines() -> set[str]:
-    """py-spy frame suffixes of the lines of shell/parse.py that call the tree-sitter parser
+    """py-spy frame suffixes of the lines of shell/syntax.py that call the tree-sitter parser
     (py-spy shows no native frames: the C parse is self time of that Python line)."""
-    path = os.path.join(REPO, "jupyter_agenttools", "shell", "parse.py")
+    path = os.path.join(REPO, "jupyter_agenttools", "shell", "syntax.py")
     try:
         with open(path, encoding="utf-8") as f:
-            return {f"parse.py:{n})" for n, line in enumerate(f, 1) if "_PARSER.parse(" in line}
+            return {f"syntax.py:{n})" for n, line in enumerate(f, 1) if "PARSER.parse(" in line}
     except OSError:
         return set()
 
@@ -70,10 +72,12 @@ PARSE_LINES = _parse_lines()
 # Stages for py-spy stacks: the innermost of these on a stack owns the sample.
 STAGES = [
     ("tree-sitter parse", lambda fr: fr.endswith(tuple(PARSE_LINES)) if PARSE_LINES else False),
-    ("analyze: tree walk", lambda fr: fr.startswith(("analyze ", "_Walker."))),
-    ("suggestions (ASK only)", lambda fr: fr.startswith(("bash_suggest_rules ", "_suggest "))),
-    ("policy: read-only check", lambda fr: fr.startswith("bash_is_read_only ")),
-    ("policy: check_permissions", lambda fr: fr.startswith("bash_check_permissions ")),
+    ("analyze: walk + effects", lambda fr: fr.startswith(("analyze ", "_Walker.",
+                                                           "plain_commands "))),
+    ("suggestions (ASK only)", lambda fr: fr.startswith(("bash_suggest_rules ",
+                                                         "suggest_rules "))),
+    ("decision: read-only check", lambda fr: fr.startswith("bash_is_read_only ")),
+    ("decision: check_permissions", lambda fr: fr.startswith("bash_check_permissions ")),
     ("engine", lambda fr: "permission/engine.py" in fr),
 ]
 
@@ -117,9 +121,9 @@ def stage_costs(engine, bash, commands: list[str], rounds: int) -> None:
     import tree_sitter_bash
     from tree_sitter import Language, Parser
 
+    from jupyter_agenttools.builtin.bash import policy
     from jupyter_agenttools.permission.types import PermissionBehavior
-    from jupyter_agenttools.shell import policy
-    from jupyter_agenttools.shell.parse import analyze
+    from jupyter_agenttools.shell.analysis import analyze
 
     ctx = engine.context
     parser = Parser(Language(tree_sitter_bash.language()))
@@ -206,9 +210,9 @@ def main() -> None:
     for name, tt in sorted(layers.items(), key=lambda kv: -kv[1]):
         print(f"  {tt / total * 100:5.1f}%  {tt / n * 1e6:7.1f} us/decision  {name}")
     print("\ncalls per decision:")
-    for key in ("parse.py:analyze", "method 'parse' of 'tree_sitter.Parser'",
-                "policy.py:_plan", "policy.py:_check", "policy.py:_suggest",
-                "policy.py:bash_is_read_only", "posixpath>:realpath", "engine.py:_suggest"):
+    for key in ("analysis.py:analyze", "method 'parse' of 'tree_sitter.Parser'",
+                "plan.py:_new_plan", "decision.py:_check", "suggestions.py:suggest_rules",
+                "decision.py:bash_is_read_only", "posixpath>:realpath", "engine.py:_suggest"):
         hits = [v for k, v in calls.items() if key in k]
         print(f"  {sum(hits) / n:5.2f}  {key}")
     print("\ncost by decision (no profiler):")

@@ -1,6 +1,6 @@
 """The built-in tools: Bash, Read, Write, Edit, Glob, Grep (one module each).
 
-Their permission hooks only delegate (Bash → ``shell.policy``, the file tools →
+Their permission hooks only delegate (Bash → ``builtin.bash.policy``, the file tools →
 ``permission.paths``); their execution goes through a backend (``backends``)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Bash: streaming, exit codes, timeouts, truncation with offload, the 200 MB bound, and the
-permission hooks' delegation to shell.policy."""
+permission hooks' delegation to builtin.bash.policy."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def test_200mb_of_output_keeps_memory_bounded(tmp_path):
     assert report["text_len"] < 31_000
 
 
-# --- permission hooks delegate to shell.policy ----------------------------------------------
+# --- permission hooks delegate to builtin.bash.policy -----------------------------------------
 
 @pytest.mark.parametrize("command", [None, 42, ["ls"], {"a": 1}])
 def test_permission_hooks_never_crash_on_a_non_string_command(command):

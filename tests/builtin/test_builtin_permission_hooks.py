@@ -1,4 +1,4 @@
-"""The built-in tools' permission hooks only delegate: Bash → shell.policy, the file tools →
+"""The built-in tools' permission hooks only delegate: Bash → builtin.bash.policy, the file tools →
 permission.paths. These tests check the delegation (same answers), not the policies."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ import pytest
 
 from jupyter_agenttools.backends.local import LocalBackend
 from jupyter_agenttools.builtin import Bash, Edit, Glob, Grep, Read, Write, default_tools
+from jupyter_agenttools.builtin.bash import policy
 from jupyter_agenttools.permission import paths
 from jupyter_agenttools.permission.types import (
     PermissionBehavior,
     PermissionContext,
     PermissionRule,
 )
-from jupyter_agenttools.shell import policy
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ JARGON = ("default mode asks for anything not allowed by a rule", "read-only tab
 
 
 @pytest.mark.parametrize("tool, tool_input, mode, expected", [
-    ("Bash", {"command": "rm -rf build"}, "default",
-     "`rm` is not a program known to only read. In default mode, anything that may change "
+    ("Bash", {"command": "pytest -x tests"}, "default",
+     "`pytest` is not a program known to only read. In default mode, anything that may change "
      "something needs your approval unless a rule allows it."),
     ("Bash", {"command": "cd $PWD && ls"}, "default",
      "It uses a `$` variable whose value is decided only when it runs."),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("jupyter_agenttools.shell.policy")
+pytest.importorskip("jupyter_agenttools.builtin.bash.policy")
 pytest.importorskip("jupyter_agenttools.permission.paths")
 
 from jupyter_agenttools import check  # noqa: E402

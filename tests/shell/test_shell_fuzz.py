@@ -9,18 +9,19 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jupyter_agenttools.permission.types import (
-    PermissionBehavior,
-    PermissionContext,
-    PermissionRule,
-)
-from jupyter_agenttools.shell.parse import _PARSER, analyze
-from jupyter_agenttools.shell.policy import (
+from jupyter_agenttools.builtin.bash.policy import (
     bash_check_permissions,
     bash_is_read_only,
     bash_match_rule,
     bash_suggest_rules,
 )
+from jupyter_agenttools.permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionRule,
+)
+from jupyter_agenttools.shell.parse import PARSER as _PARSER
+from jupyter_agenttools.shell.parse import analyze
 
 CTX = PermissionContext(cwd=str(Path(__file__).parent), home="/home/fuzz")
 SEEDS = [json.loads(line)["input"]["command"] for line in
@@ -116,34 +117,43 @@ def test_characters_that_crash_the_parser_are_refused() -> None:
             assert a.unanalyzable
 
 
-# --- the fast path (plain words and `| && || ;`) gives what the tree walk gives ----------------
+# --- the fast path (plain words, quotes, redirections, `| && || ;`) gives what the tree walk gives
 FAST_WORDS = st.sampled_from(["ls", "-la", "git", "status", "A=1", "B=x=y", "rm", "-rf", "x/y.z",
                               "if", "then", "do", "done", "!", "{", "}", "time", "=a", "a=",
                               "--opt=1", "@x", "%1", "a,b", "1", "-", "--", "x:y", "+x", "^a",
-                              "l@s", "A+=1", "a==b", "==", "=", "x=", ":"])
+                              "l@s", "A+=1", "a==b", "==", "=", "x=", ":", "'a b'", '"a b"',
+                              "'$x'", "a'b'c", '"x"y', "''", '""', "*.py", "a?", "~", "~/x",
+                              "~-", "~+/x", "x~", ">", ">>", "2>", "2>&1", ">&2", "<", "&>",
+                              "> /dev/null", "2>/dev/null", "<f", ">|x", "2", "a2>x", "'#'",
+                              "'{}'", "'a|b'", '"a;b"', "é", "'é'", "x=1", "'x'=1", "A=b c",
+                              "FOO='a b'", 'B="x y"', "C=*.py", "D=~/x", "E=a'b'", "<>x",
+                              "3<>x", "<&3", ">&-", "2>&-", "10>x", "&>>x"])
 FAST_SEPS = st.sampled_from([" ", "  ", "\t", " | ", "|", " && ", "&&", " || ", ";", "; ", " & ",
-                             "&"])
+                             "&", ""])
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(FAST_WORDS, FAST_SEPS), min_size=1, max_size=8),
        st.sampled_from(["", ";", " |", "&"]))
 def test_fast_path_matches_the_tree_walk(pieces: list[tuple[str, str]], tail: str) -> None:
-    from jupyter_agenttools.shell.parse import _fast, _Walker
+    from jupyter_agenttools.shell.fastpath import plain_commands
+    from jupyter_agenttools.shell.syntax import parse_commands
 
     command = "".join(w + s for w, s in pieces).strip() + tail
     if not command.strip():
         return
-    fast = _fast(command)
+    fast = plain_commands(command)
     if fast is None:
         return
-    slow = _Walker(command).run()
+    slow = parse_commands(command)
     if any("outside the syntax tree" in r for r in slow.reasons):
         return  # a tree-sitter quirk (`- a=` parses as `a=`); bash, and the fast path, differ
 
     def sig(a):
         return (a.unanalyzable, a.reasons, a.opaque,
-                [(c.kind, [w.value for w in c.argv], [w.static for w in c.argv],
-                  [(n, w.value) for n, w in c.assignments], c.pipeline is None)
+                [(c.kind, [(w.value, w.kind, w.tilde) for w in c.argv],
+                  [(n, w.value) for n, w in c.assignments],
+                  [(r.op, r.fd, r.target.value if r.target else None) for r in c.redirects],
+                  c.pipeline is None)
                  for c in a.commands])
     assert sig(fast) == sig(slow), command

@@ -1,11 +1,11 @@
-"""shell/policy.py: bash_is_read_only and bash_check_permissions, family by family."""
+"""builtin/bash: bash_is_read_only and bash_check_permissions, family by family."""
 
 from __future__ import annotations
 
 import pytest
 
+from jupyter_agenttools.builtin.bash.policy import bash_check_permissions, bash_is_read_only
 from jupyter_agenttools.permission.types import PermissionBehavior, PermissionContext
-from jupyter_agenttools.shell.policy import bash_check_permissions, bash_is_read_only
 
 ALLOW = PermissionBehavior.ALLOW
 ASK = PermissionBehavior.ASK
@@ -42,7 +42,7 @@ READ_ONLY = [
     "find . -name '*.py' | xargs wc -l", "diff a b", "echo 'curl x | sh'",
     "grep -- --pre f", "git -C sub log -1", "git config --get user.email",
     "printf -v x %s 1", "git blame -L 1,10 README.md", "git log -- '*.py'", "gh auth status",
-    "grep x *", "cat src/*", "cd src && git status", "find . -name '-delete'",
+    "grep -- x *", "cat src/*", "cd src && git status", "find . -name '-delete'",
 ]
 
 
@@ -71,12 +71,14 @@ PASSTHROUGH = [
     "git -C /tmp/evil status", "git -C ../evil status", "git config --list",
     "git config --get-regexp extraheader", "git config --get http.https://x/.extraheader",
     "git var -l", "gh auth status -th github.com", "gh pr view --web=true",
-    "git show HEAD -- '.e*'", "git log -p -- '*env'", "echo HEAD:.env | git cat-file --batch",
+    "echo HEAD:.env | git cat-file --batch",
     "cd /tmp/evil && git status", "cd ~/.k*e && cat config", "find -files0-from list.txt",
     "awk 'BEGIN{ARGV[1]=\".env\"; ARGC=2} {print}'", "jq -n '$ ENV'",
-    "jq 'include \"evil\"; keys' f.json", "grep -r --include='.env*' KEY .",
-    "find . -name x -delete", "find . -name -d* -delete", "rg -g .env AWS", "cat ~-/x", "ls ~-",
-    "stat ~-/x", "cd .. && git status", "pip list --outdated --index-url http://evil.example",
+    "jq 'include \"evil\"; keys' f.json",
+    # issue 12: a glob where the program takes options may expand to one (-o, -f, -r …)
+    "grep x *", "sort -u *.csv", "uniq *", "git diff *.py", "wc -l *",
+    "find . -name x -delete", "find . -name -d* -delete", "cat ~-/x", "ls ~-", "stat ~-/x",
+    "cd .. && git status", "pip list --outdated --index-url http://evil.example",
 ]
 
 
@@ -182,6 +184,9 @@ def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -
     "cat ~/.ssh/config", "declare -p", "gcloud auth print-access-token",
     "cat ~/.psql_history", "cat wp-config.php", "cat terraform.tfvars", "cat ~/.curlrc",
     "cat ~/.kube/c*",
+    # file filters and git pathspecs selecting secret files (reads, judged as reads)
+    "git show HEAD -- '.e*'", "git log -p -- '*env'", "grep -r --include='.env*' KEY .",
+    "rg -g .env AWS",
 ])
 def test_secrets_ask_but_can_be_allowed_by_a_rule(command: str,
                                                   ctx: PermissionContext) -> None:

@@ -1,15 +1,15 @@
-"""shell/policy.py: Bash rule matching per sub-command (SPEC §5.3) and rule suggestions."""
+"""builtin/bash: Bash rule matching per sub-command (SPEC §5.3) and rule suggestions."""
 
 from __future__ import annotations
 
 import pytest
 
-from jupyter_agenttools.permission.types import PermissionContext, PermissionRule
-from jupyter_agenttools.shell.policy import (
+from jupyter_agenttools.builtin.bash.policy import (
     bash_match_allow_rules,
     bash_match_rule,
     bash_suggest_rules,
 )
+from jupyter_agenttools.permission.types import PermissionContext, PermissionRule
 
 
 @pytest.fixture()

@@ -6,16 +6,17 @@ import codecs
 import contextlib
 from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
 
-from ..backends.base import ExecResult
-from ..backends.supervisor import describe_processes
-from ..tools.base import Tool, ToolChunk
-from ..tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
-from ._files import default_backend
+from ...backends.base import ExecResult
+from ...backends.supervisor import describe_processes
+from ...permission.types import PermissionContext, PermissionDecision, PermissionRule
+from ...tools.base import Tool, ToolChunk
+from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
+from .._files import default_backend
+from .policy import bash_check_permissions, bash_is_read_only, bash_match_rule, bash_suggest_rules
 
 if TYPE_CHECKING:
-    from ..backends.base import BackendBase
-    from ..backends.sandbox import SandboxController
-    from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
+    from ...backends.base import BackendBase
+    from ...backends.sandbox import SandboxController
 
 __all__ = ["Bash"]
 
@@ -71,43 +72,33 @@ class Bash(Tool):
     # --- permission hooks: the shell analysis decides ------------------------------------------
 
     def is_read_only(self, tool_input: Mapping[str, Any] | None = None,
-                     context: "PermissionContext | None" = None) -> bool:
+                     context: PermissionContext | None = None) -> bool:
         command = (tool_input or {}).get("command")
         if not isinstance(command, str):
             return False
-        from ..shell.policy import bash_is_read_only
-
         # The context's cwd matters: a relative path may be a symlink to a secret there.
         return bool(bash_is_read_only(command, context))
 
     def check_permissions(self, tool_input: Mapping[str, Any],
-                          context: "PermissionContext") -> "PermissionDecision":
-        from ..permission.types import PermissionDecision
-
+                          context: PermissionContext) -> PermissionDecision:
         command = tool_input.get("command")
         if not isinstance(command, str):
             return PermissionDecision.ask(
                 f"Bash: expected the command as a string, got {type(command).__name__}")
-        from ..shell.policy import bash_check_permissions
-
         return bash_check_permissions(command, context)
 
-    def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
-                   context: "PermissionContext") -> bool:
+    def match_rule(self, rule: PermissionRule, tool_input: Mapping[str, Any],
+                   context: PermissionContext) -> bool:
         command = tool_input.get("command")
         if not isinstance(command, str):
             return False
-        from ..shell.policy import bash_match_rule
-
         return bool(bash_match_rule(rule, command, context))
 
     def suggest_rules(self, tool_input: Mapping[str, Any],
-                      context: "PermissionContext") -> list["PermissionRule"]:
+                      context: PermissionContext) -> list[PermissionRule]:
         command = tool_input.get("command")
         if not isinstance(command, str):
             return []
-        from ..shell.policy import bash_suggest_rules
-
         return list(bash_suggest_rules(command, context))
 
     # --- execution ----------------------------------------------------------------------------

@@ -1,0 +1,266 @@
+"""The Bash tool's own check (SPEC §6), in order, on one plan:
+
+0. **cannot be analysed** (parse error, hidden characters, not text, too long) → safety ASK;
+   **too complex** (a budget exhausted) → safety ASK, DENY in bypass and dont_ask;
+1. **read-only** → ALLOW: every command only reads, git runs only in the working
+   directories, nothing read or printed is a secret;
+2. **dangerous** (danger.py) → DENY or safety ASK;
+3. **sed runs a shell command** → safety ASK;
+4. **sensitive**: writes to sensitive paths, key or credential files read or handed to a
+   program → safety ASK; other secrets read or printed → plain ASK;
+5. **accept_edits**: every command is ``mkdir touch rm rmdir mv cp`` (or ``cd``, or
+   read-only), understood, and every target is inside a working directory → ALLOW;
+6. otherwise **PASSTHROUGH**: allow rules and the mode decide.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...permission.types import PermissionContext, PermissionDecision, PermissionMode
+from ...shell.effects import DELETE, MODE, READ, WRITE
+from ...shell.programs import CONFIG, program_name
+from ...shell.syntax import Command
+from ...shell.words import GLOB, Word
+from .danger import DENY, danger
+from .plan import Plan, plan_for
+from .rules import effective
+from .secrets import all_secrets, key_handed_over, write_reason
+
+__all__ = ["check", "read_only", "bash_check_permissions", "bash_is_read_only"]
+
+_FILE_PROGRAMS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp"})
+
+
+def _inside(plan: Plan, path: str) -> bool:
+    return plan.inside(path)
+
+
+def read_only(plan: Plan) -> tuple[bool, str]:
+    a = plan.analysis
+    if a.unanalyzable:
+        return False, a.reasons[0] if a.reasons else "unanalyzable"
+    if a.reasons:
+        return False, a.reasons[0]
+    if a.opaque:
+        return False, "opaque"
+    if a.too_complex:
+        return False, "too complex"
+    commands = a.commands
+    if not commands:
+        return False, "no command"
+    for c in commands:
+        if not c.read_only:
+            return False, _why_not(plan, c)
+    # git obeys the configuration of the repository it runs in (core.fsmonitor on `git
+    # status` runs a program): that directory, symlinks resolved, must be ours
+    for c in a.records:
+        e = c.effects
+        if e is None:
+            continue
+        for access in e.paths:
+            if access.kind != CONFIG:
+                continue
+            paths = plan.paths(access.word, c)
+            if paths is None:
+                return False, "git runs in a directory decided at run time"
+            for p in paths:
+                if not _inside(plan, p):
+                    return False, f"git runs in {p}, outside the working directories"
+    secrets = all_secrets(plan)
+    if secrets:
+        return False, secrets[0][0]
+    reasons = sorted({c.effects.reason for c in commands if c.effects is not None})
+    return True, "; ".join(reasons)[:300]
+
+
+def _why_not(plan: Plan, command: Command) -> str:
+    records = plan.analysis.records
+    todo = [command]
+    seen = 0
+    while todo and seen < 64:
+        c = todo.pop(0)
+        seen += 1
+        if c.effects is not None and not c.effects.read_only:
+            return c.effects.reason
+        todo.extend(records[k] for k in c.children)
+    e = command.effects
+    return e.reason if e is not None and not e.read_only else "runs code that is not read-only"
+
+
+def _sed_runs(plan: Plan) -> str | None:
+    for c in plan.analysis.records:
+        if c.argv and program_name(c.argv[0]) in ("sed", "gsed") and c.effects is not None \
+                and c.effects.runs:
+            return "sed runs a shell command (e, s///e)"
+    return None
+
+
+def _sensitive(plan: Plan) -> tuple[str, bool] | None:
+    """(reason, safety) for the first sensitive write, key read or other secret."""
+    home = plan.home
+    for c in plan.analysis.records:
+        e = c.effects
+        if e is None:
+            continue
+        for access in e.paths:
+            if access.kind not in (WRITE, DELETE, MODE):
+                continue
+            word = access.word
+            if word.value is None or word.kind == GLOB:
+                continue
+            paths = plan.paths(word, c) or []
+            for p in paths:
+                for q in {p, plan.realpath(p)}:
+                    why = write_reason(q, home)
+                    if why:
+                        return (f"writes {q}: {why}", True)
+    secrets = all_secrets(plan)
+    for reason, key in secrets:
+        if key:
+            return (f"reads a key or credential file: {reason}", True)
+    handed = key_handed_over(plan)
+    if handed:
+        return handed
+    if secrets:
+        return (f"reads a secret: {secrets[0][0]}", False)
+    return None
+
+
+def _realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def _accept_edits(plan: Plan) -> str | None:
+    """Why the accept_edits auto-allow applies (None if it does not)."""
+    a = plan.analysis
+    if not a.simple or a.opaque or a.too_complex or not a.written:
+        return None
+    targets = 0
+    for c in a.commands:
+        inner = effective(plan, c)
+        name = program_name(inner.argv[0]) if inner.argv else None
+        if name not in _FILE_PROGRAMS or c.assignments or inner.assignments or \
+                c.kind != "command":
+            if name == "cd" or (c.read_only and not c.assignments):
+                continue  # read-only companions such as `ls` or `cd build` are fine
+            return None
+        if inner.argv[0].value != name:
+            return None  # a path to the program (/tmp/rm)
+        e = inner.effects
+        outer = c.effects
+        if e is None or outer is None or e.problems:
+            return None
+        if any(x.kind == WRITE for x in outer.paths) and c is not inner:
+            return None
+        if any(r.is_output and not r.is_duplication and r.target is not None and
+               r.target.value not in ("/dev/null",) for r in c.redirects):
+            return None
+        for access in e.paths:
+            word = access.word
+            value = word.value
+            if value is None:
+                return None
+            if word.kind == GLOB:
+                head, _, segment = value.rpartition("/")
+                if any(ch in head for ch in "*?[") or segment.startswith("."):
+                    return None
+                word = Word(head or ".", head or ".", tilde=word.tilde)
+            paths = plan.paths(word, inner)
+            if paths is None:
+                return None
+            for p in paths:
+                if not _inside(plan, p):
+                    return None
+            if access.kind in (WRITE, DELETE, READ):
+                targets += 1
+    if not targets:
+        return None
+    return "accept_edits: file commands with every target inside a working directory"
+
+
+def _summary(command: object) -> str:
+    text = command if isinstance(command, str) else repr(command)
+    text = text.replace("\n", "⏎ ")
+    return text if len(text) <= 120 else text[:117] + "…"
+
+
+def check(plan: Plan, command: object) -> PermissionDecision:
+    """The decision for this plan, made once (suggestions and the read-only question reuse
+    it)."""
+    decision = plan.memo.get("decision")
+    if decision is None:
+        decision = plan.memo["decision"] = _check(plan, command)
+    return decision  # type: ignore[return-value]
+
+
+def _check(plan: Plan, command: object) -> PermissionDecision:
+    a = plan.analysis
+    shown = _summary(command)
+    mode = plan.context.mode
+    if a.unanalyzable:
+        why = a.reasons[0] if a.reasons else "the command cannot be analyzed"
+        return PermissionDecision.ask(
+            f"Safety check: {why}", safety=True,
+            message=f"Permission required: {why}. It cannot be checked statically: {shown}")
+    if a.too_complex:
+        why = next((r for r in a.reasons if "too complex" in r), "too complex to analyse")
+        if mode in (PermissionMode.BYPASS, PermissionMode.DONT_ASK):
+            return PermissionDecision.deny(
+                f"Safety check: {why}", bypass_immune=True,
+                message=f"Refused: {why}; it is never run unattended: {shown}")
+        return PermissionDecision.ask(
+            f"Safety check: {why}", safety=True,
+            message=f"Permission required: {why}. No rule can approve it: {shown}")
+    ok, why = read_only(plan)
+    if ok:
+        return PermissionDecision.allow(f"read-only command ({why})",
+                                        message="Permission granted for a read-only command")
+    found = danger(plan)
+    if found is not None:
+        level, reason = found
+        if level == DENY:
+            return PermissionDecision.deny(
+                f"Dangerous: {reason}", bypass_immune=True,
+                message=f"Refused: {reason}. This command is never run: {shown}")
+        return PermissionDecision.ask(
+            f"Safety check: {reason}", safety=True,
+            message=f"Permission required: {reason} (allow rules cannot approve this): {shown}")
+    sed = _sed_runs(plan)
+    if sed:
+        return PermissionDecision.ask(f"Safety check: {sed}", safety=True,
+                                      message=f"Permission required: {sed}: {shown}")
+    sensitive = _sensitive(plan)
+    if sensitive is not None:
+        reason, safety = sensitive
+        label = "Safety check" if safety else "Secret"
+        return PermissionDecision.ask(f"{label}: {reason}", safety=safety,
+                                      message=f"Permission required: {reason}: {shown}")
+    if mode is PermissionMode.ACCEPT_EDITS:
+        edit = _accept_edits(plan)
+        if edit:
+            return PermissionDecision.allow(edit)
+    return PermissionDecision.passthrough(
+        f"not read-only: {why}", message=f"Execute bash command: {shown}")
+
+
+def bash_check_permissions(command: object,
+                           context: PermissionContext | None = None) -> PermissionDecision:
+    """The Bash tool's own check (module docstring). Never raises."""
+    try:
+        return check(plan_for(command, context), command)
+    except Exception as exc:  # a defect must never become an allow
+        return PermissionDecision.ask(
+            f"Bash: the command could not be checked ({type(exc).__name__}: {exc})",
+            safety=True)
+
+
+def bash_is_read_only(command: object, context: PermissionContext | None = None) -> bool:
+    """True only when the command provably only reads, and reads no secret."""
+    try:
+        return read_only(plan_for(command, context))[0]
+    except Exception:
+        return False

@@ -1,0 +1,255 @@
+"""One Bash decision's view of a command: the analysis and where its paths lead.
+
+``plan_for(command, context)`` analyses the command once per engine decision (the memo of
+``permission.memo`` keeps it while the engine asks read-only, its own check, each rule and the
+suggestions). The plan turns the analysis' path *words* into absolute paths: every directory
+the command may be in when it runs (each ``cd`` before it may have happened or not; more than
+``MAX_CDS`` of them, or one decided at run time, make the place unknown), ``~`` and ``~user``
+expanded only where bash expands them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from functools import lru_cache
+from itertools import combinations
+
+from ...permission.memo import current_memo
+from ...permission.types import PermissionContext
+from ...shell.analysis import ShellAnalysis, analyze
+from ...shell.syntax import Command
+from ...shell.words import LITERAL, Word
+
+__all__ = ["Plan", "plan_for", "context_of", "lexical", "MAX_CDS", "below"]
+
+# more `cd`s than this before a command: where it runs is unknown (2**MAX_CDS places)
+MAX_CDS = 3
+_HOME_SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".config/gh", ".kube", ".azure",
+                     ".config/gcloud", ".password-store", ".docker")
+
+_DEFAULT_CONTEXTS: dict[tuple[str, str], PermissionContext] = {}
+
+
+def context_of(context: PermissionContext | None) -> PermissionContext:
+    """The caller's context, or one for the process cwd and home (built once per pair)."""
+    if isinstance(context, PermissionContext):
+        return context
+    key = (os.getcwd(), os.environ.get("HOME") or os.path.expanduser("~"))
+    ctx = _DEFAULT_CONTEXTS.get(key)
+    if ctx is None:
+        if len(_DEFAULT_CONTEXTS) > 64:
+            _DEFAULT_CONTEXTS.clear()
+        ctx = _DEFAULT_CONTEXTS[key] = PermissionContext(cwd=key[0], home=key[1])
+    return ctx
+
+
+def below(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+@lru_cache(maxsize=4096)
+def _expand_user(value: str) -> str:
+    return os.path.expanduser(value)
+
+
+def lexical(word: Word | str, cwd: str, home: str) -> str | None:
+    """The absolute, ``..``-normalised path a word names from ``cwd`` (no symlink resolved),
+    or None when it names none (decided at run time, empty, NUL)."""
+    if isinstance(word, Word):
+        if word.value is None:
+            return None
+        value = word.value
+        tilde = word.tilde
+    else:
+        value = word
+        tilde = value.startswith("~")
+    if not value or "\x00" in value:
+        return None
+    if tilde and (value == "~" or value.startswith("~/")):
+        value = home.rstrip("/") + value[1:]
+    elif tilde and value.startswith("~"):
+        value = _expand_user(value)
+    if not value.startswith("/"):
+        value = os.path.join(cwd, value)
+    p = os.path.normpath(value)
+    if p.startswith("//"):
+        p = "/" + p.lstrip("/")
+    return p
+
+
+class Plan:
+    """What one decision knows about a command (module docstring)."""
+
+    __slots__ = ("analysis", "context", "home", "cwd", "explicit", "_bases", "memo",
+                 "_real_dirs", "_working")
+
+    def __init__(self, analysis: ShellAnalysis, context: PermissionContext,
+                 explicit: bool) -> None:
+        self.analysis = analysis
+        self.context = context
+        self.home = context.home
+        self.cwd = context.cwd
+        self.explicit = explicit  # the caller gave a context (else the cwd is a guess)
+        self._bases: dict[int, tuple[str, ...] | None] = {}
+        self.memo: dict[str, object] = {}
+        self._real_dirs: dict[str, str] = {}
+        self._working: tuple[str, ...] | None = None
+
+    # --- the file system, asked once per decision ----------------------------------------------
+
+    def realpath(self, path: str) -> str:
+        """``os.path.realpath`` of an absolute, normalised path, component by component with
+        one ``lstat`` each; the resolved prefixes are kept for this decision (the paths of a
+        command share most of them), so the file system is asked once per directory."""
+        cache = self._real_dirs
+        hit = cache.get(path)
+        if hit is not None:
+            return hit
+        # the longest prefix already resolved
+        cut = len(path)
+        prefix = ""
+        while True:
+            cut = path.rfind("/", 0, cut)
+            if cut <= 0:
+                prefix = "/"
+                real = "/"
+                rest = path[1:]
+                break
+            prefix = path[:cut]
+            real = cache.get(prefix)  # type: ignore[assignment]
+            if real is not None:
+                rest = path[cut + 1:]
+                break
+        current = prefix
+        for name in rest.split("/"):
+            if not name:
+                continue
+            current = current.rstrip("/") + "/" + name
+            joined = real.rstrip("/") + "/" + name
+            try:
+                if stat.S_ISLNK(os.lstat(joined).st_mode):
+                    joined = os.path.realpath(joined)
+            except (OSError, ValueError):
+                pass
+            real = joined
+            cache[current] = real
+        cache[path] = real
+        return real
+
+    def working_directories(self) -> tuple[str, ...]:
+        if self._working is None:
+            context = self.context
+            found: dict[str, None] = {}
+            for d in (context.cwd, context.project_root, *context.working_directories):
+                if not d:
+                    continue
+                absolute = os.path.normpath(os.path.expanduser(d))
+                if absolute.startswith("/"):
+                    found.setdefault(self.realpath(absolute), None)
+            self._working = tuple(found)
+        return self._working
+
+    def inside(self, path: str) -> bool:
+        """Is ``path`` (absolute, normalised), symlinks resolved, inside a working directory?"""
+        real = self.realpath(path)
+        return any(below(real, d) for d in self.working_directories())
+
+    def bases(self, command: Command) -> tuple[str, ...] | None:
+        """Every directory ``command`` may run in, or None when that is unknown."""
+        count = command.cds
+        hit = self._bases.get(count, False)
+        if hit is not False:
+            return hit  # type: ignore[return-value]
+        result = self._compute_bases(count)
+        self._bases[count] = result
+        return result
+
+    def _compute_bases(self, count: int) -> tuple[str, ...] | None:
+        if count == 0:
+            return (self.cwd,)
+        if count > MAX_CDS:
+            return None
+        words = self.analysis.cds[:count]
+        if any(w.kind != LITERAL for w in words):
+            return None
+        places: dict[str, None] = {self.cwd: None}
+        for size in range(1, count + 1):
+            for chosen in combinations(words, size):
+                where = self.cwd
+                for w in chosen:
+                    nxt = lexical(w, where, self.home)
+                    if nxt is None:
+                        return None
+                    where = nxt
+                places.setdefault(where, None)
+        return tuple(places)
+
+    def paths(self, word: Word, command: Command) -> list[str] | None:
+        """The absolute paths ``word`` may name for ``command`` (None: unknown)."""
+        if word.value is None:
+            return None
+        if word.value.startswith("/") or (word.tilde and word.value.startswith("~")):
+            p = lexical(word, self.cwd, self.home)
+            return [p] if p is not None else None
+        bases = self.bases(command)
+        if bases is None:
+            return None
+        out: list[str] = []
+        for base in bases:
+            p = lexical(word, base, self.home)
+            if p is None:
+                return None
+            if p not in out:
+                out.append(p)
+        return out
+
+    def read_places(self, command: Command) -> list[str] | None:
+        """Where relative *reads* may resolve: the bases, plus the key directories when the
+        caller gave no context (the engine's read-only fast path), since the cwd is then a
+        guess."""
+        bases = self.bases(command)
+        if bases is None:
+            return None
+        if self.explicit:
+            return list(bases)
+        return list(bases) + existing_key_dirs(self.home)
+
+
+_KEY_DIRS: dict[str, tuple[float, list[str]]] = {}
+
+
+def existing_key_dirs(home: str) -> list[str]:
+    """The key directories (~/.ssh …) that exist, re-checked at most every 2 seconds."""
+    import time
+    now = time.monotonic()
+    hit = _KEY_DIRS.get(home)
+    if hit is None or now - hit[0] > 2.0:
+        dirs = [os.path.join(home, d) for d in _HOME_SECRET_DIRS]
+        hit = _KEY_DIRS[home] = (now, [d for d in dirs if os.path.isdir(d)])
+    return hit[1]
+
+
+def home_secret_dirs(home: str) -> tuple[tuple[str, str], ...]:
+    return _home_dirs(home)
+
+
+@lru_cache(maxsize=64)
+def _home_dirs(home: str) -> tuple[tuple[str, str], ...]:
+    return tuple((d, os.path.join(home, d)) for d in _HOME_SECRET_DIRS)
+
+
+def plan_for(command: object, context: PermissionContext | None) -> Plan:
+    """The plan of ``command`` for this decision (made once per engine decision)."""
+    memo = current_memo()
+    if memo is None or not isinstance(command, str):
+        return _new_plan(command, context)
+    key = ("bash-plan", command, id(context))
+    plan = memo.get(key)
+    if plan is None:
+        plan = memo[key] = _new_plan(command, context)
+    return plan
+
+
+def _new_plan(command: object, context: PermissionContext | None) -> Plan:
+    return Plan(analyze(command), context_of(context), isinstance(context, PermissionContext))

@@ -1,0 +1,329 @@
+"""Secrets a Bash command would read or print, judged on its read effects.
+
+Content reads (``cat``, ``grep``, ``< file``, ``sed r``, ``jq --rawfile``, ``curl -d @f`` …)
+are checked against ``permission/sensitive.py`` with symlinks resolved; a glob is checked for
+the place it points to, for the literal part of its pattern (``*.pem``), for typical secret
+names it could match (``.e*``) and, expanded the way bash will, for every current match;
+recursive searches for key directories below them and for secret files right inside them;
+names and metadata (``ls``, ``stat``, ``find``) of a secret are a plain ASK. Without a
+context (the engine's read-only fast path) the cwd is a guess, so relative names that exist in
+``~/.ssh`` and the other key directories count too.
+
+Each finding is ``(reason, credential)``: ``credential`` marks a key or credential file (a
+safety ASK no allow rule silences); other secrets are a plain ASK a rule may silence.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+from fnmatch import fnmatchcase
+from functools import lru_cache
+
+from ...permission import sensitive
+from ...shell.effects import LIST, READ, SEARCH
+from ...shell.syntax import Command
+from ...shell.words import GLOB, Word
+from .plan import Plan, below, home_secret_dirs, lexical
+
+__all__ = ["Finding", "secrets_of", "all_secrets", "key_handed_over", "secret_word",
+           "read_verdict", "write_reason", "filter_selects_secret"]
+
+Finding = tuple[str, bool]
+
+_SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/ssl/private", "/root",
+                   "/proc", "/var/lib/docker", "/run/secrets")
+_DEV_READ_OK = frozenset({"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random",
+                          "/dev/stdin", "/dev/fd/0"})
+# Typical secret file names a glob is tested against (checked against the table where the
+# glob points, so `src/c*` is fine and `~/.docker/c*` is not).
+_GLOB_SAMPLES = (".env", ".env.local", ".env.production", ".envrc", ".netrc", ".npmrc",
+                 ".pypirc", ".dockercfg", ".git-credentials", ".vault-token", ".pgpass",
+                 "config.json", "credentials", "config", "hosts.yml", "id_rsa", "id_ed25519",
+                 "id_ecdsa", "secrets.json", "key.pem", "server.key")
+# A glob naming files whose content is read is expanded (like bash) and every match checked.
+_MAX_GLOB = 2000
+_MAX_WALK = 20000  # entries; a bigger tree is a plain ASK for a symlink-following search
+
+
+@lru_cache(maxsize=8192)
+def read_verdict(path: str, home: str):
+    """Memoised: the table is fixed, the answer depends on the two strings only."""
+    return sensitive.read_verdict(path, home)
+
+
+@lru_cache(maxsize=8192)
+def write_reason(path: str, home: str) -> str | None:
+    why = sensitive.sensitive_write_reason(path, home)
+    if why is None and sensitive.read_verdict(path, home) is not None:
+        why = "it holds a secret"
+    return why
+
+
+def _credential(hit) -> bool:
+    return hit[0] == sensitive.CREDENTIAL
+
+
+def _pattern_probe(segment: str, filler: str) -> str:
+    """The literal part of a glob segment (classes and wildcards replaced), linear."""
+    out: list[str] = []
+    i = 0
+    n = len(segment)
+    while i < n:
+        c = segment[i]
+        if c == "[":
+            end = segment.find("]", i + 1)
+            if end < 0:
+                out.append(c)
+                i += 1
+                continue
+            out.append(filler)
+            i = end + 1
+            continue
+        if c in "*?":
+            out.append(filler)
+            while i < n and segment[i] in "*?":
+                i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def secret_word(word: Word, plan: Plan, command: Command, precise: bool = True,
+                guess: bool = True) -> Finding | None:
+    """Is the file this word names a secret? Globs are tested against typical secret names."""
+    value = word.value
+    if value is None:
+        return None
+    home = plan.home
+    places = plan.read_places(command)
+    if places is None:
+        places = [plan.cwd]  # unknown: at least where we are
+    absolute = value.startswith("/") or (word.tilde and value.startswith("~"))
+    if absolute:
+        places = places[:1]
+    bases = plan.bases(command) or (plan.cwd,)
+    for cwd in places:
+        if word.kind == GLOB:
+            hit = _secret_glob(value, word, cwd, plan, command, precise, guess)
+            if hit:
+                return hit
+            continue
+        p = lexical(word, cwd, home)
+        if p is None:
+            continue
+        if cwd not in bases and not os.path.lexists(p):
+            continue  # a guessed cwd (no context): only files that are really there
+        if p.startswith("/dev/") and p not in _DEV_READ_OK:
+            return (f"reads the device {p} (raw disk or memory content)", False)
+        paths = [p]
+        if precise:
+            real = plan.realpath(p)
+            if real != p:
+                paths.append(real)
+        for q in paths:
+            hit = read_verdict(q, home)
+            if hit:
+                return (f"{q}: {hit[1]}", _credential(hit))
+    return None
+
+
+def _secret_glob(value: str, word: Word, cwd: str, plan: Plan, command: Command,
+                 precise: bool, guess: bool) -> Finding | None:
+    home = plan.home
+    head, _, segment = value.rpartition("/")
+    if any(ch in head for ch in "*?["):
+        if not guess:
+            return None  # names only (`ls -d */`)
+        return (f"{value!r}: a glob over directories may reach secret files", False)
+    where = head or ("/" if value.startswith("/") else ".")
+    base = lexical(Word(where, where, tilde=word.tilde), cwd, home)
+    if base is None:
+        return None
+    hit = read_verdict(base + "/x", home) or read_verdict(base, home)
+    if hit:
+        return (f"{value}: {hit[1]}", _credential(hit))
+    if not guess:
+        return None
+    # The pattern's literal part names a secret (`*.pem`, `.env*`, `*credentials*`)?
+    for filler in ("", "x"):
+        probe = _pattern_probe(segment, filler)
+        if probe and probe not in (".", ".."):
+            hit = read_verdict(base + "/" + probe, home)
+            if hit:
+                return (f"{value} names files like {probe}: {hit[1]}", _credential(hit))
+    # Could it match a typical secret file there (`.e*`, `~/.docker/c*`)? A match today is
+    # not needed: the file may appear before the command runs. A bare `*` only counts where
+    # the place makes the name a secret (`~/.docker/*` may match config.json; `grep x *` in a
+    # project is not suspected of id_rsa).
+    bare = not segment.strip("*?[]")
+    for name in _GLOB_SAMPLES:
+        if (name.startswith(".") and not segment.startswith(".")) or \
+                not fnmatchcase(name, segment):
+            continue
+        hit = read_verdict(base + "/" + name, home)
+        if hit and bare and read_verdict("/_anywhere_/" + name, home):
+            continue
+        if hit:
+            return (f"{value} may match {name}: {hit[1]}", _credential(hit))
+    # Expand the glob the way bash will (no dotfiles for `*`) and check every match.
+    try:
+        names = _glob.glob1(base, segment) if os.path.isdir(base) else []
+    except (OSError, ValueError):
+        names = []
+    if len(names) > _MAX_GLOB:
+        return (f"{value} matches more than {_MAX_GLOB} files; they can't all be checked",
+                False)
+    for name in names:
+        full = base + "/" + name
+        hit = secret_word(Word(full, full, tilde=False), plan, command, precise)
+        if hit:
+            return (f"{value} matches {hit[0]}", hit[1])
+    return None
+
+
+def _secret_tree(word: Word, plan: Plan, command: Command, hidden: bool) -> Finding | None:
+    """A recursive read of a directory that holds key directories (``grep -r x ~``)."""
+    if word.value is None:
+        return None
+    home = plan.home
+    places = plan.read_places(command) or [plan.cwd]
+    bases = plan.bases(command) or (plan.cwd,)
+    for cwd in places:
+        p = lexical(word, cwd, home)
+        if p is None or (cwd not in bases and not os.path.lexists(p)):
+            continue
+        for q in {p, plan.realpath(p)}:
+            for d, secret_dir in home_secret_dirs(home):
+                if below(secret_dir, q):
+                    return (f"searches {q}, which contains ~/{d}", True)
+            for d in _SYSTEM_SECRETS:
+                if below(d, q):
+                    return (f"searches {q}, which contains {d}", True)
+            # a secret right inside the searched directory (a project's .env): plain ASK
+            try:
+                names = os.listdir(q) if os.path.isdir(q) else []
+            except OSError:
+                names = []
+            for name in names[:_MAX_GLOB]:
+                if name.startswith(".") and not hidden:
+                    continue
+                hit = read_verdict(os.path.join(q, name), home)
+                if hit:
+                    return (f"searches {q}, which holds {name}: {hit[1]}", False)
+    return secret_word(word, plan, command, precise=True)
+
+
+def _symlinked_secret(word: Word, plan: Plan, command: Command) -> Finding | None:
+    """A search that follows symlinks (grep -R, rg -L) reaches what the tree's links point
+    at: each link below the root is checked like a root of its own (a bounded walk)."""
+    if word.value is None:
+        return None
+    seen = 0
+    for cwd in plan.bases(command) or (plan.cwd,):
+        root = lexical(word, cwd, plan.home)
+        if root is None or not os.path.isdir(root):
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")]
+            for name in dirnames + filenames:
+                seen += 1
+                if seen > _MAX_WALK:
+                    return (f"{word.value} holds too many files to check their symlinks",
+                            False)
+                full = os.path.join(dirpath, name)
+                if os.path.islink(full):
+                    hit = _secret_tree(Word(full, full, tilde=False), plan, command, True)
+                    if hit:
+                        return (f"follows the symlink {full}: {hit[0]}", hit[1])
+    return None
+
+
+def secrets_of(plan: Plan, command: Command) -> list[Finding]:
+    """Secrets this command itself reads or prints (not those of commands it runs)."""
+    key = ("secrets", command.index)
+    hit = plan.memo.get(key)
+    if hit is not None:
+        return hit  # type: ignore[return-value]
+    found: list[Finding] = []
+    e = command.effects
+    if e is not None:
+        for access in e.paths:
+            kind = access.kind
+            if kind == READ and access.detail == "filter":
+                why = filter_selects_secret(access.word.value.rsplit("/", 1)[-1])
+                f = (why, False) if why else None
+            elif kind == READ and access.detail == "pathspec":
+                why = _pathspec_secret(access.word.value)
+                f = (why, False) if why else None
+            elif kind == READ and access.detail != "maybe":
+                f = secret_word(access.word, plan, command, precise=True)
+            elif kind == SEARCH:
+                f = _secret_tree(access.word, plan, command, access.hidden)
+                if f is None and access.follow:
+                    f = _symlinked_secret(access.word, plan, command)
+            elif kind == LIST:
+                f = secret_word(access.word, plan, command, precise=True, guess=False)
+                if f:
+                    f = (f"shows {f[0]}", False)
+            else:
+                continue
+            if f:
+                found.append(f)
+        if e.secret:
+            found.append((e.secret, False))
+    plan.memo[key] = found
+    return found
+
+
+def all_secrets(plan: Plan) -> list[Finding]:
+    hit = plan.memo.get("all-secrets")
+    if hit is None:
+        hit = []
+        for command in plan.analysis.records:
+            hit.extend(secrets_of(plan, command))
+        plan.memo["all-secrets"] = hit
+    return hit  # type: ignore[return-value]
+
+
+def key_handed_over(plan: Plan) -> Finding | None:
+    """A key or credential file named in the arguments of a program the table does not know
+    (``python x.py --key ~/.ssh/id_rsa``): a possible read the analysis reports as ``maybe``."""
+    for command in plan.analysis.records:
+        e = command.effects
+        if e is None:
+            continue
+        for access in e.paths:
+            if access.kind == READ and access.detail == "maybe":
+                hit = secret_word(access.word, plan, command, precise=False)
+                if hit and hit[1]:
+                    name = command.argv[0].value if command.argv else "?"
+                    return (f"{name} is given a key or credential file: {hit[0]}", True)
+    return None
+
+
+# Names a search filter (`--include=.env*`, `rg -g .env`) must not select.
+_SECRET_SAMPLES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519",
+                   "credentials", ".netrc", ".npmrc", ".pypirc", "secrets.json",
+                   "key.pem", "server.key", ".dockercfg", ".vault-token", ".git-credentials")
+
+
+def filter_selects_secret(pattern: str) -> str | None:
+    pattern = pattern.lstrip("!")
+    last = pattern.rstrip("/").rsplit("/", 1)[-1]
+    for name in _SECRET_SAMPLES:
+        if fnmatchcase(name, last) or fnmatchcase(name.lower(), last.lower()):
+            return f"the filter {pattern!r} selects {name}, which may hold a secret"
+    return None
+
+
+def _pathspec_secret(pattern: str) -> str | None:
+    """A git pathspec glob (``*`` also matches dotfiles and crosses ``/``) that could select a
+    secret file."""
+    last = pattern.rsplit("/", 1)[-1]
+    for name in _SECRET_SAMPLES:
+        if fnmatchcase(name, last) or fnmatchcase(name, pattern) or \
+                fnmatchcase("a/" + name, pattern):
+            return f"the git pathspec {pattern!r} matches {name}, which may hold a secret"
+    return None

@@ -1,0 +1,423 @@
+"""``analyze(command)``: one parse, one walk, and the effects of every command in it.
+
+The result, :class:`ShellAnalysis`, lists every command — those written in the text (also
+inside ``$( )``, ``<( )``, subshells, loops, functions and here-documents) and those *run by*
+other commands (``sudo X``, ``find -exec X``, ``sh -c '…'``, ``eval``, a here-document or an
+``echo '…' |`` fed to a shell) — each a :class:`~.syntax.Command` with its
+:class:`~.effects.Effects` and whether it, and everything it runs, only reads. No path is
+resolved, no file is read, no rule or mode is known here.
+
+Budgets are explicit: at most ``MAX_DEPTH`` levels of code running code, ``MAX_COMMANDS``
+commands, ``MAX_INNER_CHARS`` characters of inner source parsed and ``MAX_SUFFIX_WORDS`` words
+after a wrapper whose options were not understood. A command over budget is ``too_complex``:
+the permission layer never allows it. Everything is linear in the length of the command.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .effects import ARGV, READ, SOURCE, STDIN, WRITE, Effects
+from .environment import harmless_assignment
+from .fastpath import plain_commands
+from .programs import classify, known_programs, program_name
+from .programs.base import maybe_reads
+from .syntax import IN_INNER, Command, Syntax, parse_commands
+from .words import DYNAMIC, LITERAL, Word
+
+__all__ = ["ShellAnalysis", "analyze", "MAX_COMMAND_CHARS", "MAX_DEPTH", "MAX_COMMANDS",
+           "MAX_INNER_CHARS", "MAX_SUFFIX_WORDS", "OK_OUTPUTS"]
+
+# Above this size we don't parse at all: nobody reviews a 100 KB one-liner.
+MAX_COMMAND_CHARS = 100_000
+MAX_DEPTH = 6
+MAX_COMMANDS = 20_000
+MAX_INNER_CHARS = 200_000
+MAX_SUFFIX_WORDS = 256
+
+# C0/C1 controls except \t and \n, plus zero-width and bidi controls: they hide what runs.
+# Planes 2-16 (rare ideographs, unassigned, tags, private use) too: tree-sitter-bash 0.25's
+# scanner can crash the process on `{` or `${` followed by one of them (found by fuzzing).
+_BAD_CHARS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U0001d173-\U0001d17a\U00020000-\U0010ffff]"
+)
+_NAMES = {
+    "\x00": "NUL", "\r": "carriage return", "\x1b": "escape", "\u200b": "zero-width space",
+    "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner", "\u200e": "LTR mark",
+    "\u200f": "RTL mark", "\u202e": "RTL override", "\u202d": "LTR override", "\ufeff": "BOM",
+    "\u2066": "LTR isolate", "\u2067": "RTL isolate", "\u2068": "first strong isolate",
+    "\u2069": "pop directional isolate",
+}
+# output redirections that write no file
+OK_OUTPUTS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
+_PRINTERS = frozenset({"echo", "printf"})
+# programs whose arguments are text, not files (no possible reads for them)
+_STRING_ARGUMENTS = frozenset({
+    "echo", "printf", "git", "grep", "egrep", "fgrep", "rg", "test", "[", "expr", "basename",
+    "dirname", "which", "type", "command", "ssh", "sshpass", "gh", "export", "declare",
+    "local", "readonly", "typeset", "unset", "alias", "true", "false", ":"})
+
+
+class ShellAnalysis:
+    """See the module docstring. ``commands`` are the commands written in the text;
+    ``all_commands`` adds those run by other commands (``via`` set). ``reasons``: why the
+    text is not provably simple; ``unanalyzable``: it could not be parsed; ``opaque``: it runs
+    code no command shows; ``too_complex``: a budget was exhausted; ``cds``: the directory
+    words of every ``cd`` in order (a command's ``cds`` counts those before it)."""
+
+    __slots__ = ("command", "records", "written", "heredocs", "reasons", "unanalyzable",
+                 "opaque", "too_complex", "background", "multiline", "cds", "fork_bomb",
+                 "_budget_chars")
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.records: list[Command] = []
+        self.written = 0
+        self.heredocs: list = []
+        self.reasons: list[str] = []
+        self.unanalyzable = False
+        self.opaque = False
+        self.too_complex = False
+        self.background = False
+        self.multiline = False
+        self.cds: list[Word] = []
+        self.fork_bomb = False
+        self._budget_chars = MAX_INNER_CHARS
+
+    @property
+    def commands(self) -> list[Command]:
+        return self.records[:self.written]
+
+    @property
+    def all_commands(self) -> list[Command]:
+        return self.records
+
+    @property
+    def simple(self) -> bool:
+        """No reasons and analyzable: every command is a plain top-level command."""
+        return not self.reasons and not self.unanalyzable
+
+    @property
+    def read_only(self) -> bool:
+        """Provably only reads (secrets are the permission layer's question)."""
+        if self.unanalyzable or self.reasons or self.opaque or self.too_complex or \
+                not self.written:
+            return False
+        return all(self.records[k].read_only for k in range(self.written))
+
+    def reason(self, text: str) -> None:
+        if text not in self.reasons:
+            self.reasons.append(text)
+
+    def children(self, command: Command) -> list[Command]:
+        return [self.records[k] for k in command.children]
+
+    def __repr__(self) -> str:
+        return f"ShellAnalysis({self.command[:60]!r}, {self.records!r}, reasons={self.reasons})"
+
+
+def _fail(command: str, reason: str) -> ShellAnalysis:
+    out = ShellAnalysis(command)
+    out.unanalyzable = True
+    out.opaque = True
+    out.reasons.append(reason)
+    return out
+
+
+def _check_text(command: object) -> str | None:
+    if not isinstance(command, str):
+        return f"the command is not text (got {type(command).__name__})"
+    if not command.strip():
+        return "the command is empty"
+    if len(command) > MAX_COMMAND_CHARS:
+        return f"the command is too long to review ({len(command):,} characters)"
+    try:
+        command.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the command contains invalid characters (lone surrogates)"
+    m = _BAD_CHARS.search(command)
+    if m:
+        ch = m.group(0)
+        name = _NAMES.get(ch, f"U+{ord(ch):04X}")
+        return f"the command contains a hidden or control character ({name}) at offset {m.start()}"
+    return None
+
+
+def analyze(command: object) -> ShellAnalysis:
+    """Parse ``command`` once and describe every command in it; never raises."""
+    problem = _check_text(command)
+    if problem:
+        return _fail(command if isinstance(command, str) else repr(command)[:200], problem)
+    assert isinstance(command, str)
+    try:
+        syntax = plain_commands(command)
+        if syntax is None:
+            syntax = parse_commands(command)
+        out = ShellAnalysis(command)
+        out.multiline = syntax.multiline
+        _absorb(out, syntax, 0)
+        out.written = len(out.records)
+        _expand(out)
+        _finish(out)
+        if _fork_bomb(command):
+            out.fork_bomb = True
+        return out
+    except RecursionError:
+        return _fail(command, "the command is too deeply nested to analyse")
+    except Exception as exc:  # a defect in the analysis must not become an allow
+        return _fail(command, f"the command could not be analyzed ({type(exc).__name__})")
+
+
+def _absorb(out: ShellAnalysis, syntax: Syntax, pipeline_offset: int,
+            inner: bool = False) -> list[Command]:
+    """Add the commands of ``syntax`` to ``out`` (indices re-based) with their effects. The
+    syntax problems of code run by a command (``inner``) are not the command's own: that
+    command is not read-only anyway, and its inner commands are still listed."""
+    if not inner:
+        out.heredocs.extend(syntax.heredocs)
+        for r in syntax.reasons:
+            out.reason(r)
+        if syntax.unanalyzable:
+            out.unanalyzable = True
+        if syntax.opaque:
+            out.opaque = True
+        if syntax.background:
+            out.background = True
+    base = len(out.records)
+    added = syntax.commands
+    if base + len(added) > MAX_COMMANDS:
+        _too_complex(out, f"more than {MAX_COMMANDS:,} commands")
+        added = added[:max(0, MAX_COMMANDS - base)]
+    for k, cmd in enumerate(added):
+        cmd.index = base + k
+        if cmd.parent is not None:
+            cmd.parent += base
+        if cmd.pipeline is not None:
+            cmd.pipeline = (cmd.pipeline[0] + pipeline_offset, cmd.pipeline[1])
+        cmd.effects = _effects(cmd)
+        out.records.append(cmd)
+    return added
+
+
+def _too_complex(out: ShellAnalysis, why: str) -> None:
+    out.too_complex = True
+    out.reason(f"the command is too complex to analyse ({why})")
+
+
+def _effects(cmd: Command) -> Effects:
+    kind = cmd.kind
+    argv = cmd.argv
+    if kind == "command":
+        e = classify(argv)
+    elif kind in ("declaration", "unset"):
+        e = Effects(False, f"{argv[0].value if argv else 'declaration'} changes the shell "
+                           "environment")
+        e.secret = _declaration_printer(argv)
+    elif kind == "assignment":
+        e = Effects(True, "sets harmless shell variables")
+    else:  # redirect
+        e = Effects(True, "only redirections")
+    for name, _ in cmd.assignments:
+        if not harmless_assignment(name):
+            e.no(f"{name}=… changes what runs or what it reads")
+            break
+    for r in cmd.redirects:
+        target = r.target
+        op = r.op
+        if op in ("<<", "<<-", "<<<"):
+            continue
+        if r.is_duplication or target is None:
+            continue
+        if r.is_output:
+            if target.kind == LITERAL and target.value in OK_OUTPUTS:
+                continue
+            e.add(WRITE, target)
+            e.no(f"redirects output to {target.text[:60]} (writes a file)")
+            if op == "<>":
+                e.add(READ, target)
+        elif r.is_input:
+            e.add(READ, target)
+            if target.kind == DYNAMIC:
+                e.no("reads input from a file named at run time")
+    if not e.read_only and argv and argv[0].value not in _STRING_ARGUMENTS:
+        # a key handed to a program that changes things (`python x.py --key ~/.ssh/id_rsa`,
+        # a path inside an awk or interpreter program): possible reads the permission layer
+        # checks for keys and credentials
+        maybe_reads(argv, e)
+    variables: list[str] = []
+    for w in argv:
+        if w.vars:
+            variables.extend(w.vars)
+    if variables:
+        e.env = tuple(dict.fromkeys(e.env + tuple(variables)))
+    return e
+
+
+def _declaration_printer(argv: list[Word]) -> str:
+    rest = [w.value for w in argv[1:]]
+    if all(v in ("-p", "-x", "-px", "-xp") for v in rest):
+        return "prints the exported environment, where API keys live"
+    return ""
+
+
+def _expand(out: ShellAnalysis) -> None:
+    """Follow what every command runs: inner argvs, shell source, a shell's stdin."""
+    records = out.records
+    if not any(c.effects is not None and c.effects.runs for c in records):
+        return
+    pipelines = _pipeline_index(records)
+    programs = known_programs()
+    i = 0
+    pipeline_offset = 1 + max((c.pipeline[0] for c in records if c.pipeline), default=0)
+    while i < len(records):
+        cmd = records[i]
+        i += 1
+        effects = cmd.effects
+        if effects is None or not effects.runs:
+            continue
+        for run in effects.runs:
+            if run.how == ARGV and run.argv:
+                if cmd.depth >= MAX_DEPTH:
+                    _too_complex(out, "commands run by commands nested too deeply")
+                    return
+                if run.exact:
+                    _add_inner(out, cmd, run.argv)
+                else:
+                    argv = run.argv
+                    if len(argv) > MAX_SUFFIX_WORDS:
+                        _too_complex(out, f"{run.runner}'s options are not understood and "
+                                          f"{len(argv)} words follow")
+                        return
+                    for k in range(len(argv)):
+                        first = argv[k]
+                        inner = _add_inner(out, cmd, argv[k:], classify_it=(
+                            k == 0 or (first.kind == LITERAL and
+                                       (program_name(first) or "") in programs)))
+                        inner.suffix = True
+            elif run.how == SOURCE and run.source is not None:
+                added = _add_source(out, cmd, run.source, pipeline_offset, pipelines)
+                if added < 0:
+                    return
+                pipeline_offset += added
+            elif run.how == STDIN:
+                for text in _stdin_sources(cmd, records, pipelines):
+                    added = _add_source(out, cmd, text, pipeline_offset, pipelines)
+                    if added < 0:
+                        return
+                    pipeline_offset += added
+        if len(records) > MAX_COMMANDS:
+            _too_complex(out, f"more than {MAX_COMMANDS:,} commands")
+            return
+
+
+def _add_inner(out: ShellAnalysis, cmd: Command, argv: list[Word],
+               classify_it: bool = True) -> Command:
+    inner = Command(argv, cmd.source, cmd.start, cmd.end, nesting=cmd.nesting | IN_INNER,
+                    parent=cmd.parent, pipeline=None, via=cmd.index, depth=cmd.depth + 1)
+    inner.index = len(out.records)
+    inner.effects = classify(argv) if classify_it else Effects(False, "a possible command")
+    cmd.children.append(inner.index)
+    out.records.append(inner)
+    return inner
+
+
+def _add_source(out: ShellAnalysis, cmd: Command, text: str, pipeline_offset: int,
+                pipelines: dict[tuple[int, int], Command]) -> int:
+    """Analyse shell source run by ``cmd``; the number of pipeline ids it used (-1 when a
+    budget ran out)."""
+    if cmd.depth >= MAX_DEPTH:
+        _too_complex(out, "shell code running shell code nested too deeply")
+        return -1
+    out._budget_chars -= len(text)
+    if out._budget_chars < 0:
+        _too_complex(out, "too much shell code inside strings")
+        return -1
+    if not text.strip():
+        return 0
+    syntax = plain_commands(text)
+    if syntax is None:
+        syntax = parse_commands(text)
+    for c in syntax.commands:
+        c.nesting |= cmd.nesting | IN_INNER
+        c.via = cmd.index
+        c.depth = cmd.depth + 1
+    added = _absorb(out, syntax, pipeline_offset, inner=True)
+    for c in added:
+        if c.parent is None:
+            cmd.children.append(c.index)
+        if c.pipeline is not None:
+            pipelines[c.pipeline] = c
+    return syntax.pipelines
+
+
+def _pipeline_index(records: list[Command]) -> dict[tuple[int, int], Command]:
+    return {c.pipeline: c for c in records if c.pipeline is not None}
+
+
+def _stdin_sources(cmd: Command, records: list[Command],
+                   pipelines: dict[tuple[int, int], Command]) -> list[str]:
+    """Shell code a shell reads on stdin: a here-document or here-string (its own or its
+    wrapper's), or the static output of ``echo``/``printf`` piped into it."""
+    out: list[str] = []
+    holder = cmd
+    hops = 0
+    while holder is not None and hops < MAX_DEPTH + 1:
+        for r in holder.redirects:
+            if r.op in ("<<", "<<-", "<<<") and r.target is not None and r.target.value:
+                out.append(r.target.value)
+        if holder.pipeline is not None and holder.pipeline[1] > 0:
+            before = pipelines.get((holder.pipeline[0], holder.pipeline[1] - 1))
+            if before is not None and before.argv and before.argv[0].value in _PRINTERS and \
+                    len(before.argv) > 1 and all(w.kind == LITERAL for w in before.argv[1:]):
+                values = [w.value for w in before.argv[1:]]
+                out.append(" ".join(v for v in values if v not in ("-e", "-n", "-E")))
+        holder = records[holder.via] if holder.via is not None else None
+        hops += 1
+    return out
+
+
+def _finish(out: ShellAnalysis) -> None:
+    """Directory changes in order, then read-only bottom-up (children come after parents)."""
+    records = out.records
+    for cmd in records:
+        cmd.cds = len(out.cds)
+        e = cmd.effects
+        if e is not None and e.cwd is not None and cmd.via is None:
+            out.cds.append(e.cwd)
+        elif e is not None and e.cwd is not None and records[cmd.via].effects is not None \
+                and any(r.same_shell for r in records[cmd.via].effects.runs):
+            out.cds.append(e.cwd)
+    for cmd in reversed(records):
+        e = cmd.effects
+        read_only = e is not None and e.read_only
+        if read_only and e.runs:
+            for run in e.runs:
+                if run.how != ARGV or not run.exact:
+                    read_only = False
+                    break
+            if read_only:
+                read_only = all(records[k].read_only for k in cmd.children)
+        cmd.read_only = read_only
+
+
+def _fork_bomb(text: str) -> bool:
+    """``f(){ f|f& };f`` and spellings of it: a function whose body pipes itself into itself
+    in the background. Linear: each ``()`` is looked at once, with the name before it."""
+    start = 0
+    while True:
+        k = text.find("()", start)
+        if k < 0:
+            return False
+        start = k + 2
+        j = k
+        while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_:.-"):
+            j -= 1
+        name = text[j:k].strip()
+        if not name:
+            continue
+        body = text[k + 2:k + 2 + 4 * len(name) + 40].replace(" ", "").replace("\t", "")
+        if body.startswith("{" + name + "|" + name + "&") or \
+                body.startswith("{" + name + "&|" + name):
+            return True

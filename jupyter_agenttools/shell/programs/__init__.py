@@ -1,0 +1,134 @@
+"""The program table: what one argv does (:func:`classify`), program by program.
+
+Modules: ``scanner`` (options scanned like getopt_long), ``base`` (how a table entry is
+written), ``table`` (read-only programs with simple syntax), ``search`` (grep, ripgrep),
+``sed``, ``awk``, ``find``, ``git``, ``archives`` (tar, unzip), ``system`` (builtins, listings,
+secret printers), ``files`` (programs that change files), ``network`` and ``wrappers`` (the
+one table of shells, wrappers and interpreters). A program in none of them is not read-only;
+the words of an unknown program that look like paths are reported as possible reads (``maybe``)
+so a key handed to it (``python x.py --key ~/.ssh/id_rsa``) is seen.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..effects import Effects
+from ..words import LITERAL, Word, literal
+from .archives import tar, unzip
+from .awk import awk
+from .base import maybe_reads as _maybe_reads
+from .files import FILES, disk_tool
+from .find import SAFE_WITH_ANY_ARGUMENTS, find
+from .git import CONFIG, git
+from .network import DOWNLOADERS, NETWORK, NETWORK_PROGRAMS, network_program
+from .search import grep, ripgrep
+from .sed import sed
+from .system import PRINTER_NAMES as _PRINTER_NAMES
+from .system import SYSTEM, command_query, secret_printer, system_change
+from .system import SYSTEM_NAMES as _SYSTEM_NAMES
+from .table import TABLE
+from .wrappers import (
+    INTERPRETERS,
+    POSIX_SHELLS,
+    RUNNERS,
+    SHELLS,
+    TRANSPARENT,
+    WRAPPERS,
+    runner_effects,
+)
+
+__all__ = ["classify", "program_name", "known_programs", "SHELLS", "POSIX_SHELLS",
+           "INTERPRETERS", "WRAPPERS", "TRANSPARENT", "NETWORK", "DOWNLOADERS", "CONFIG",
+           "SAFE_WITH_ANY_ARGUMENTS", "SYSTEM_BIN_DIRS", "secret_printer"]
+
+# A program given by absolute path in these directories is the system program of that name.
+SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")
+
+_SPECIAL: dict[str, Callable[[list[Word]], Effects]] = {
+    "grep": grep, "egrep": grep, "fgrep": grep, "rg": ripgrep,
+    "sed": sed, "gsed": sed,
+    "awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
+    "find": find, "git": git, "tar": tar, "unzip": unzip,
+}
+
+
+def program_name(word: Word | None) -> str | None:
+    """The bare program name for a system-path program (``/usr/bin/ls`` → ``ls``); other paths
+    (``./ls``, ``/tmp/x/ls``) are returned as they are; None when decided at run time."""
+    if word is None or word.kind != LITERAL:
+        return None
+    v = word.value
+    if "/" in v:
+        for d in SYSTEM_BIN_DIRS:
+            if v.startswith(d) and "/" not in v[len(d):] and v[len(d):]:
+                return v[len(d):]
+    return v
+
+
+_KNOWN = frozenset(TABLE) | frozenset(SYSTEM) | frozenset(_SPECIAL) | frozenset(FILES) | \
+    SHELLS | frozenset(WRAPPERS) | INTERPRETERS | NETWORK | {"env", "eval", ".", "source"}
+
+
+def known_programs() -> frozenset[str]:
+    """Every program name the table has an entry for (the table-drift test reads it)."""
+    return _KNOWN
+
+
+# one dictionary from program name to what decides its effects
+_HANDLERS: dict[str, Callable[[list[Word]], Effects | None]] = {
+    **{name: network_program for name in NETWORK},
+    **NETWORK_PROGRAMS,
+    **FILES,
+    **SYSTEM,
+    **TABLE,
+    **_SPECIAL,
+}
+for _name, _runner in RUNNERS.items():
+    _other = _HANDLERS.get(_name)
+    if _other is not None and _name not in ("command",):
+        # `npm run x` runs a script, `npm ls` is a listing: the runner first, then the table
+        def _both(argv, _runner=_runner, _other=_other):
+            return _runner(argv) or _other(argv)
+        _HANDLERS[_name] = _both
+    else:
+        _HANDLERS[_name] = _runner
+
+
+def classify(argv: list[Word]) -> Effects:
+    """The effects of one argv (the program name may be a system path)."""
+    if not argv:
+        return Effects(True, "no command")
+    first = argv[0]
+    if first.kind != LITERAL:
+        return Effects(False, "the program is decided at run time")
+    name = first.value
+    if "/" in name:
+        name = program_name(first) or name
+        if "/" in name:
+            e = Effects(False, f"{name} is not a system program")
+            _maybe_reads(argv, e)
+            return e
+        argv = [literal(name)] + argv[1:]
+    handler = _HANDLERS.get(name)
+    e = None
+    if handler is not None:
+        if name == "command" and len(argv) > 1 and argv[1].value in ("-v", "-V", "-pv", "-pV"):
+            e = command_query(argv)
+        else:
+            e = handler(argv)
+    elif name.startswith("mkfs"):
+        e = disk_tool(argv)
+    else:
+        e = runner_effects(argv)
+    if e is None:
+        e = Effects(False, f"{name} is not in the read-only table")
+        _maybe_reads(argv, e)
+    if name in _PRINTER_NAMES or name.startswith("docker-credential-"):
+        if not e.secret:
+            e.secret = secret_printer(argv)
+            if e.secret:
+                e.no(e.secret)
+    if name in _SYSTEM_NAMES and not e.system:
+        e.system = system_change(argv)
+    return e

@@ -1,0 +1,251 @@
+"""Programs that change files: what each one writes, deletes or changes the mode of.
+
+None is read-only; the analysis reports their targets so the permission layer can apply
+``Edit(...)`` rules, the protected tier and the accept_edits auto-allow. Options follow GNU
+coreutils 9 (``rm -r`` deletes recursively, ``cp -t DIR`` names the destination first,
+``mv`` deletes its sources from where they were, ``chmod MODE`` may look like an option:
+``chmod -w f``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..effects import DELETE, MODE, READ, WRITE, Effects
+from ..words import Word, literal
+from .base import options, runs
+from .scanner import OPTIONAL, REQUIRED, Option, Scan, Table, scan
+
+__all__ = ["FILES", "DISK_TOOLS"]
+
+_HELP = "help version"
+
+_RM = options("fiIrRdv", "", "force one-file-system no-preserve-root recursive dir verbose "
+              + _HELP, "", "interactive preserve-root", same="-r=-R=--recursive")
+_RMDIR = options("pv", "", "parents verbose ignore-fail-on-non-empty " + _HELP)
+_MKDIR = options("pvZ", "m", "parents verbose " + _HELP, "mode", "context")
+_TOUCH = options("acfhm", "dt", "no-create no-dereference " + _HELP, "date time",
+                 special={"-r|--reference": Option(REQUIRED, "lists")})
+_MOVE = ("bfinuvTZ", "S", "force interactive no-clobber no-target-directory "
+         "strip-trailing-slashes verbose exchange no-copy debug " + _HELP, "suffix",
+         "backup update context")
+_MV = options(*_MOVE, special={"-t|--target-directory": Option(REQUIRED, "", "", "target")})
+_CP = options(
+    "abdfiHlLnPprRsuvxTZ", "S",
+    "archive attributes-only copy-contents debug force interactive link dereference "
+    "no-clobber no-dereference parents recursive remove-destination strip-trailing-slashes "
+    "symbolic-link no-target-directory verbose one-file-system keep-directory-symlink "
+    + _HELP, "no-preserve sparse suffix", "backup preserve reflink update context",
+    same="-r=-R=--recursive=-a=--archive",
+    special={"-t|--target-directory": Option(REQUIRED, "", "", "target")})
+_LN = options("bdfFinLPrsTv", "S", "directory force interactive logical no-dereference "
+              "physical relative symbolic no-target-directory verbose " + _HELP, "suffix",
+              "backup", special={"-t|--target-directory": Option(REQUIRED, "", "", "target")})
+_INSTALL = options("bcCdDpsTvZ", "gmoS", "compare directory preserve-timestamps strip "
+                   "no-target-directory verbose debug preserve-context " + _HELP,
+                   "group mode owner suffix", "backup context",
+                   special={"-t|--target-directory": Option(REQUIRED, "", "", "target"),
+                            "--strip-program": runs("runs a program on every file")})
+_CHOWN = options("cfvhRHLP", "", "changes silent quiet verbose dereference no-dereference "
+                 "no-preserve-root preserve-root recursive " + _HELP, "from",
+                 same="-R=--recursive",
+                 special={"--reference": Option(REQUIRED, "lists", "", "reference")})
+_TEE = options("aip", "", "append ignore-interrupts " + _HELP, "", "output-error")
+_TRUNCATE = options("co", "s", "no-create io-blocks " + _HELP, "size",
+                    special={"-r|--reference": Option(REQUIRED, "lists")})
+_SHRED = options("fvxz", "ns", "force exact verbose zero " + _HELP, "iterations size "
+                 "random-source", special={"-u|--remove": Option(OPTIONAL)})
+_PLAIN = options("", "", _HELP, complete=False)
+
+
+def _scan(argv: list[Word], table: Table) -> Scan:
+    return scan(argv, table, 1)
+
+
+def _problems(s: Scan, e: Effects, loose_ok: bool = False) -> Effects:
+    """Options not understood: the targets below may be incomplete. A glob that may expand
+    to an option is harmless for programs whose options cannot move a target (``rm *.pyc``:
+    a file named ``-r.pyc`` is refused by rm) but not for cp/mv/ln (``-t..`` moves the
+    destination)."""
+    if s.problems:
+        e.problems.extend(s.problems)
+    elif s.loose and (not loose_ok or any(w.kind != "glob" for w in s.loose)):
+        e.problems.append("a word that may become an option")
+    return e
+
+
+def rm(argv: list[Word]) -> Effects:
+    s = _scan(argv, _RM)
+    e = Effects(False, f"{argv[0].value} deletes files")
+    recursive = s.has("-r")
+    for w in s.operands:
+        e.add(DELETE, w, recursive=recursive,
+              detail="no-preserve-root" if s.has("--no-preserve-root") else "")
+    return _problems(s, e, loose_ok=True)
+
+
+def rmdir(argv: list[Word]) -> Effects:
+    s = _scan(argv, _RMDIR)
+    e = Effects(False, "rmdir deletes directories")
+    for w in s.operands:
+        e.add(DELETE, w)
+    return _problems(s, e, loose_ok=True)
+
+
+def unlink(argv: list[Word]) -> Effects:
+    e = Effects(False, "unlink deletes a file")
+    for w in argv[1:]:
+        if w.value not in ("--", "--help", "--version"):
+            e.add(DELETE, w)
+    return e
+
+
+def _writes_operands(table: Table, reason: str,
+                     loose_ok: bool = False) -> Callable[[list[Word]], Effects]:
+    def classify(argv: list[Word]) -> Effects:
+        s = _scan(argv, table)
+        e = Effects(False, reason)
+        for f in s.found:
+            if f.option.effect == "lists" and f.word is not None:
+                e.add(READ, f.word)
+        for w in s.operands:
+            e.add(WRITE, w)
+        return _problems(s, e, loose_ok)
+    return classify
+
+
+def _copy_like(table: Table, reason: str, moves: bool) -> Callable[[list[Word]], Effects]:
+    def classify(argv: list[Word]) -> Effects:
+        s = _scan(argv, table)
+        e = Effects(False, reason)
+        for f in s.found:
+            if f.option.effect == "runs":
+                e.no(f"{argv[0].value} {f.name}: {f.option.reason}")
+        targets = [f.word for f in s.tagged("target") if f.word is not None]
+        operands = list(s.operands)
+        if targets:
+            destination = targets[-1]
+            sources = operands
+        elif operands:
+            destination = operands[-1]
+            sources = operands[:-1]
+        else:
+            return _problems(s, e)
+        _problems(s, e)
+        recursive = s.has("-r") or moves
+        e.add(WRITE, destination, recursive=recursive and bool(sources))
+        for w in sources:
+            if moves:
+                e.add(DELETE, w, recursive=True)
+                e.add(READ, w, recursive=True)
+            elif argv[0].value != "ln":
+                e.add(READ, w, recursive=recursive)
+        return e
+    return classify
+
+
+def chmod(argv: list[Word]) -> Effects:
+    """chmod [OPTION]... MODE FILE... / --reference=RFILE FILE...: a MODE such as ``-w`` or
+    ``-R``-looking ``-rwx`` is the mode when it comes first among the non-options."""
+    e = Effects(False, "chmod changes permissions")
+    recursive = False
+    reference = False
+    mode: str | None = None
+    targets: list[Word] = []
+    options_done = False
+    for w in argv[1:]:
+        v = w.value or ""
+        if not options_done and v == "--":
+            options_done = True
+            continue
+        if not options_done and v.startswith("--"):
+            name = v.split("=", 1)[0]
+            if name in ("--recursive",):
+                recursive = True
+            elif name.startswith("--ref"):
+                reference = True
+            continue
+        if not options_done and v.startswith("-") and len(v) > 1 and mode is None and \
+                not reference and all(c in "cfvR" for c in v[1:]):
+            recursive = recursive or "R" in v
+            continue
+        if mode is None and not reference:
+            mode = w.value if w.value is not None else "?"
+            continue
+        targets.append(w)
+    for w in targets:
+        e.add(MODE, w, recursive=recursive, detail=mode or "")
+    return e
+
+
+def chown(argv: list[Word]) -> Effects:
+    s = _scan(argv, _CHOWN)
+    e = Effects(False, f"{argv[0].value} changes owners")
+    operands = s.operands if s.tagged("reference") else s.operands[1:]
+    owner = "" if s.tagged("reference") else (s.operands[0].value or "?" if s.operands else "")
+    for w in operands:
+        e.add(MODE, w, recursive=s.has("-R"), detail=f"owner {owner}")
+    return e
+
+
+def dd(argv: list[Word]) -> Effects:
+    e = Effects(False, "dd copies raw data")
+    for w in argv[1:]:
+        v = w.value
+        if v is None:
+            if w.text.startswith("of="):
+                e.add(WRITE, Word(w.text[3:], None))
+            continue
+        if v.startswith("if="):
+            e.add(READ, literal(v[3:]))
+        elif v.startswith("of="):
+            e.add(WRITE, literal(v[3:]))
+    return e
+
+
+def shred(argv: list[Word]) -> Effects:
+    s = _scan(argv, _SHRED)
+    e = Effects(False, "shred destroys file contents irrecoverably")
+    e.system = "shred destroys data on a disk or file irrecoverably"
+    for w in s.operands:
+        e.add(WRITE, w)
+        if s.has("-u"):
+            e.add(DELETE, w)
+    return e
+
+
+# programs that destroy a disk's or a file's content (their operands are devices or files)
+DISK_TOOLS = frozenset({"mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk",
+                        "sgdisk", "parted", "wipefs", "blkdiscard", "badblocks", "mkdosfs",
+                        "mkntfs", "newfs", "diskutil", "format"})
+
+
+def disk_tool(argv: list[Word]) -> Effects:
+    name = argv[0].value or "?"
+    e = Effects(False, f"{name} writes a disk or partition table")
+    e.system = f"{name} destroys data on a disk or file irrecoverably"
+    for w in argv[1:]:
+        if w.value is None or not w.value.startswith("-"):
+            e.add(WRITE, w)
+    return e
+
+
+FILES: dict[str, Callable[[list[Word]], Effects]] = {
+    "rm": rm, "rmdir": rmdir, "unlink": unlink,
+    "mkdir": _writes_operands(_MKDIR, "mkdir creates directories", loose_ok=True),
+    "touch": _writes_operands(_TOUCH, "touch creates or updates files", loose_ok=True),
+    "tee": _writes_operands(_TEE, "tee writes files"),
+    "truncate": _writes_operands(_TRUNCATE, "truncate changes file sizes"),
+    "mkfifo": _writes_operands(options("Z", "m", "", "mode", "context", complete=False),
+                               "mkfifo creates files"),
+    "mknod": _writes_operands(_PLAIN, "mknod creates device files"),
+    "mv": _copy_like(_MV, "mv moves files", moves=True),
+    "cp": _copy_like(_CP, "cp copies files", moves=False),
+    "ln": _copy_like(_LN, "ln creates links", moves=False),
+    "install": _copy_like(_INSTALL, "install copies files", moves=False),
+    "chmod": chmod, "chown": chown, "chgrp": chown,
+    "dd": dd, "shred": shred,
+    **{name: disk_tool for name in DISK_TOOLS},
+}
+
+_ = OPTIONAL

@@ -1,0 +1,133 @@
+"""find: starting points, tests and actions.
+
+The starting points are listed recursively (names and metadata: ``list`` accesses). Actions
+decide the rest: ``-delete`` deletes below each starting point, ``-fprint``/``-fprintf``/
+``-fls`` write a file, ``-exec``/``-execdir``/``-ok``/``-okdir`` run a command (a
+:class:`~..effects.Run` the analysis follows), ``-files0-from`` reads the starting points from
+a file. ``-exec`` of a program that is harmless with any extra arguments (``wc``, ``ls``,
+``stat`` …) keeps find read-only. A test's value is never an action (``-name -delete``).
+
+A glob that could expand to an action (``find *`` with a file named ``-delete``) or a word
+decided at run time makes it not read-only.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from ..effects import ARGV, DELETE, LIST, READ, WRITE, Effects, Run
+from ..words import DYNAMIC, GLOB, Word
+
+__all__ = ["find", "SAFE_WITH_ANY_ARGUMENTS"]
+
+_ACTIONS = {
+    "-delete": "deletes files",
+    "-exec": "runs a command", "-execdir": "runs a command", "-ok": "runs a command",
+    "-okdir": "runs a command",
+    "-fprint": "writes a file", "-fprint0": "writes a file", "-fprintf": "writes a file",
+    "-fls": "writes a file",
+    "-files0-from": "reads the starting points from a file",
+}
+# tests and options whose next word is their value, never an action
+_ONE_VALUE = frozenset({
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-lname", "-ilname", "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm",
+    "-size", "-newer", "-anewer", "-cnewer", "-mtime", "-atime", "-ctime", "-mmin", "-amin",
+    "-cmin", "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-used", "-fstype",
+    "-printf", "-regextype", "-context", "-newerXY"})
+_NEWER = ("-newer", "-anewer", "-cnewer", "-samefile")
+# programs harmless with *any* extra arguments (no option writes or runs, output is names,
+# counts or metadata): safe after xargs and find -exec
+SAFE_WITH_ANY_ARGUMENTS = frozenset({
+    "echo", "ls", "wc", "stat", "du", "basename", "dirname", "printf", "test", "true",
+    "realpath", "readlink"})
+
+
+def find(argv: list[Word]) -> Effects:
+    e = Effects(True, "find lists file names")
+    roots: list[Word] = []
+    in_roots = True
+    follow = False
+    value_next = False
+    words = argv[1:]
+    i = 0
+    n = len(words)
+    deleting = False
+    while i < n:
+        w = words[i]
+        i += 1
+        v = w.value
+        if value_next:
+            value_next = False
+            if w.kind == "literal":
+                continue  # a literal value: `-name -delete` matches a file name
+        if w.kind == DYNAMIC:
+            e.no(f"find: an argument decided at run time ({w.text[:40]!r}) may be an action")
+            continue
+        if w.kind == GLOB:
+            for action, why in _ACTIONS.items():
+                if fnmatchcase(action, v or ""):
+                    e.no(f"the glob {v!r} may expand to find {action} ({why})")
+                    break
+            if (v or "").startswith("-"):
+                e.no("a glob starting with '-' may expand to a find action")
+        if in_roots and v in ("-H", "-L", "-P") and not roots:
+            follow = follow or v == "-L"
+            continue
+        if in_roots and v and not v.startswith("-") and v not in ("(", "!", ")", ","):
+            roots.append(w)
+            continue
+        in_roots = False
+        if v == "-follow":
+            follow = True
+        if v in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i
+            while j < n and words[j].value not in (";", "+"):
+                j += 1
+            inner = words[i:j]
+            if j >= n:
+                e.no(f"find {v} without a terminating ';' or '+'")
+            if not inner:
+                continue
+            e.runs.append(Run(ARGV, "find", argv=inner))
+            if v.startswith("-ok"):
+                e.no(f"find {v} asks on the terminal and runs a command")
+            elif not _harmless_inner(inner):
+                e.no(f"find {v} runs {inner[0].text[:40]}")
+            i = j + 1
+            continue
+        if v == "-delete":
+            deleting = True
+            e.no("find -delete deletes files")
+            continue
+        if v in ("-fprint", "-fprint0", "-fls", "-fprintf"):
+            if i < n:
+                e.add(WRITE, words[i])
+            i += 2 if v == "-fprintf" else 1
+            e.no(f"find {v} writes a file")
+            continue
+        if v == "-files0-from":
+            if i < n:
+                e.add(READ, words[i])
+                i += 1
+            e.no("find -files0-from reads the starting points from a file")
+            continue
+        if v in _NEWER and i < n:
+            e.add(LIST, words[i])
+        value_next = v in _ONE_VALUE
+    if not roots:
+        roots = [Word(".", ".")]
+    for w in roots:
+        e.add(LIST, w, recursive=True, follow=follow)
+        if deleting:
+            e.add(DELETE, w, recursive=True, detail="find -delete")
+    return e
+
+
+def _harmless_inner(inner: list[Word]) -> bool:
+    """``-exec CMD … {} +`` stays read-only for a program harmless with any arguments whose
+    own words are literal."""
+    name = inner[0].value
+    if name not in SAFE_WITH_ANY_ARGUMENTS:
+        return False
+    return all(w.kind == "literal" for w in inner)

@@ -1,0 +1,506 @@
+"""Builtins and tools with their own syntax: echo, printf, cd, command, test, printenv, ps,
+package managers' listings, gh, docker, jq, lsof, version queries; and what prints secrets or
+changes the whole machine.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..effects import CODE, LIST, READ, Effects, Run
+from ..environment import PRINT_SAFE_VARS
+from ..words import DYNAMIC, LITERAL, Word
+from .base import STRINGS, Program, apply_found, loose_problem, options, veto
+from .scanner import REQUIRED, Option, scan
+
+__all__ = ["SYSTEM", "secret_printer", "system_change"]
+
+
+def _yes(reason: str) -> Effects:
+    return Effects(True, reason)
+
+
+def _no(reason: str) -> Effects:
+    return Effects(False, reason)
+
+
+def echo(argv: list[Word]) -> Effects:
+    e = _yes("prints its arguments")
+    for w in argv[1:]:
+        if w.kind != DYNAMIC:
+            continue
+        if "${!" in w.text:
+            return e.no("indirect expansion ${!…} prints any variable")
+        unsafe = [v for v in w.vars if v not in PRINT_SAFE_VARS]
+        if unsafe:
+            e.env += (unsafe[0],)
+            return e.no(f"prints ${unsafe[0]}, which may hold a secret")
+    return e
+
+
+def printf(argv: list[Word]) -> Effects:
+    # bash's printf -v NAME assigns a variable (PATH, then the next command runs another
+    # binary) and an array subscript `a[$(cmd)]` runs cmd
+    first = argv[1] if len(argv) > 1 else None
+    if first is not None and (first.value is None or first.value.startswith("-v")):
+        name = (first.value or "")[2:] or (argv[2].value if len(argv) > 2 else None)
+        # a lower-case plain name is not one bash acts on (PATH, IFS, BASH_ENV, PS4 …)
+        if not (name and name.isidentifier() and name == name.lower() and
+                name not in ("auto_resume", "histchars")) or first.value is None:
+            return _no("printf -v assigns a shell variable (PATH, or a subscript that runs "
+                       "code)")
+    e = echo(argv)
+    if e.read_only:
+        e.reason = "formats its arguments"
+    return e
+
+
+def printenv(argv: list[Word]) -> Effects:
+    names = [w for w in argv[1:] if not (w.value or "").startswith("-")]
+    if not names:
+        e = _no("prints the whole environment, where API keys live")
+        e.env = ("*",)
+        e.secret = e.reason
+        return e
+    e = _yes("prints harmless environment variables")
+    for w in names:
+        if w.value not in PRINT_SAFE_VARS:
+            e.env += (w.value or "?",)
+            e.secret = f"prints the variable {w.text!r}, which may hold a secret"
+            e.no(e.secret)
+    return e
+
+
+def cd(argv: list[Word]) -> Effects:
+    rest = [w for w in argv[1:] if w.value not in ("-L", "-P", "-e", "-@", "--")]
+    e = _yes("changes the working directory of this shell only")
+    if len(rest) > 1:
+        return e.no("cd takes one directory")
+    if not rest:
+        e.cwd = Word("~", "~", tilde=True)
+        return e
+    target = rest[0]
+    e.cwd = target
+    if target.kind == DYNAMIC:
+        e.no("cd to a directory decided at run time")
+    elif target.value == "-":
+        e.cwd = Word("~-", None)
+        e.no("cd - goes to a directory decided at run time")
+    elif target.kind != LITERAL:
+        e.no("cd to a glob: where later relative names resolve is decided at run time")
+    return e
+
+
+def popd(argv: list[Word]) -> Effects:
+    e = _no("popd goes to a directory decided at run time")
+    e.cwd = Word("popd", None)
+    return e
+
+
+def command_query(argv: list[Word]) -> Effects:
+    flags = [w.value for w in argv[1:] if (w.value or "").startswith("-")]
+    if any(f not in ("-v", "-V", "-p") for f in flags) or not ({"-v", "-V"} & set(flags)):
+        return _no("command without -v/-V runs its argument")
+    return _yes("command -v/-V only looks a name up")
+
+
+def version_only(*forms: str) -> Callable[[list[Word]], Effects]:
+    allowed = frozenset(forms)
+
+    def check(argv: list[Word]) -> Effects:
+        values = [w.value for w in argv[1:]]
+        if len(values) == 1 and values[0] in allowed:
+            return _yes("prints its version")
+        return _no(f"{argv[0].value} runs code unless only asked for its version")
+    return check
+
+
+def subcommands(forms: set[tuple[str, ...]], reason: str,
+                any_tail: bool = True) -> Callable[[list[Word]], Effects]:
+    """Read-only when the words after the program start with one of ``forms`` (followed only
+    by options or names when ``any_tail``; nothing else otherwise)."""
+    ordered = sorted(forms, key=len, reverse=True)
+
+    def check(argv: list[Word]) -> Effects:
+        words = argv[1:]
+        if any(w.kind != LITERAL for w in words):
+            return _no("an argument decided at run time")
+        values = tuple(w.value for w in words)
+        for form in ordered:
+            n = len(form)
+            if values[:n] == form and (any_tail or len(values) == n):
+                return _yes(reason)
+        return _no(f"{argv[0].value} {' '.join(v or '' for v in values[:2])} is not a "
+                   "known read-only form")
+    return check
+
+
+def ps(argv: list[Word]) -> Effects:
+    for w in argv[1:]:
+        v = w.value
+        if v is None:
+            return _no("an argument decided at run time")
+        # BSD-style `ps e` / `ps auxe` print every process's environment (API keys)
+        if not v.startswith("-") and "e" in v and v.isalpha():
+            return _no("ps e shows the environment of every process, where API keys live")
+        if v.startswith(("-o", "--format", "-O", "o")) and "environ" in v:
+            return _no("ps shows process environments")
+    return _yes("lists processes")
+
+
+_NVIDIA_OK = frozenset({"-L", "--list-gpus", "-q", "--query", "-x", "--xml-format", "-d",
+                        "--display", "-i", "--id", "-u", "--unit", "--query-gpu",
+                        "--query-compute-apps", "--query-accounted-apps",
+                        "--query-supported-clocks", "--format", "-h", "--help", "--version",
+                        "topo", "-m", "--matrix", "-a"})
+_NVIDIA_VALUE = frozenset({"-d", "--display", "-i", "--id"})
+
+
+def nvidia_smi(argv: list[Word]) -> Effects:
+    i = 1
+    while i < len(argv):
+        v = argv[i].value
+        i += 1
+        if v is None:
+            return _no("an argument decided at run time")
+        name = v.split("=", 1)[0]
+        if name not in _NVIDIA_OK:
+            return _no(f"nvidia-smi {name} is not a listing option (it may change GPU "
+                       "settings, loop, or write a file)")
+        if name in _NVIDIA_VALUE and "=" not in v:
+            i += 1
+    return _yes("nvidia-smi listing/query only")
+
+
+_PIP_SUBS = frozenset({"list", "show", "freeze", "check"})
+_PIP = options(
+    "voqlue", "", "verbose outdated uptodate editable local user not-required "
+    "exclude-editable include-editable pre files disable-pip-version-check no-color quiet "
+    "isolated no-input no-cache-dir all path-never", "format exclude timeout cache-dir",
+    special={
+        "--log": veto("writes a log file", REQUIRED),
+        "--log-file": veto("writes a log file", REQUIRED),
+        "--report": veto("writes a report file", REQUIRED),
+        "--path": veto("reads another tree", REQUIRED),
+        "--python": veto("runs another interpreter", REQUIRED),
+        **{k: veto("contacts a server the command names", REQUIRED)
+           for k in ("-i|--index-url", "--extra-index-url", "-f|--find-links", "--proxy",
+                     "--trusted-host", "--client-cert", "--cert")},
+    }, complete=False)
+
+
+def pip(argv: list[Word]) -> Effects:
+    values = [w.value for w in argv[1:]]
+    if values in (["--version"], ["-V"]):
+        return _yes("prints its version")
+    if not values or values[0] not in _PIP_SUBS:
+        e = _no("only pip list/show/freeze/check are read-only")
+        if values and values[0] in ("install", "download", "search", "index", "wheel"):
+            e.network = f"pip {values[0]} downloads packages"
+        return e
+    s = scan(argv, _PIP, 2)
+    e = _yes(f"pip {values[0]} only lists installed packages")
+    if s.problems:
+        e.no(f"pip {values[0]} {s.problems[0]}")
+    apply_found(s, e, f"pip {values[0]}")
+    if s.loose:
+        e.no("pip: an argument decided at run time")
+    return e
+
+
+def python(argv: list[Word]) -> Effects:
+    values = [w.value for w in argv[1:]]
+    if len(values) == 1 and values[0] in ("--version", "-V", "-VV"):
+        return _yes("prints its version")
+    if len(values) >= 2 and values[0] == "-m" and values[1] in ("pip", "pip3"):
+        return pip([Word("pip", "pip")] + argv[3:])
+    return _no("the interpreter runs code")
+
+
+_GH_READ = {("pr", "list"), ("pr", "view"), ("pr", "status"), ("pr", "diff"), ("pr", "checks"),
+            ("issue", "list"), ("issue", "view"), ("issue", "status"), ("repo", "view"),
+            ("run", "list"), ("run", "view"), ("release", "list"), ("release", "view"),
+            ("auth", "status")}
+
+
+def gh(argv: list[Word]) -> Effects:
+    values = [w.value for w in argv[1:]]
+    if None in values:
+        return _no("an argument decided at run time")
+    if values in (["--version"], ["version"]):
+        return _yes("prints its version")
+    if len(values) >= 2 and (values[0], values[1]) in _GH_READ:
+        for v in values:
+            name = v.split("=", 1)[0]
+            # pflag: `-th` bundles -t, `--web=true` spells --web
+            if name in ("--web", "--show-token") or (
+                    v.startswith("-") and not v.startswith("--") and
+                    ("t" in name[1:] or "w" in name[1:])):
+                return _no("opens a browser or prints the token")
+        e = _yes(f"gh {values[0]} {values[1]} only reads")
+        e.network = "gh talks to GitHub"
+        return e
+    e = _no("not a read-only gh command")
+    e.network = "gh talks to GitHub"
+    return e
+
+
+def docker(argv: list[Word]) -> Effects:
+    values = [w.value for w in argv[1:]]
+    if values and values[0] in ("ps", "images", "version", "--version") and None not in values:
+        return _yes("docker listing")
+    return _no("not a read-only docker command")
+
+
+_JQ = options(
+    "cnjaCMSsreRh", "",
+    "compact-output null-input join-output ascii-output color-output monochrome-output "
+    "sort-keys slurp raw-output exit-status raw-input tab seq stream stream-errors "
+    "unbuffered raw-output0 help version args jsonargs",
+    "indent",
+    special={
+        "--arg": Option(REQUIRED, "", "", "two"),
+        "--argjson": Option(REQUIRED, "", "", "two"),
+        "--slurpfile": Option(REQUIRED, "", "", "two-file"),
+        "--rawfile": Option(REQUIRED, "", "", "two-file"),
+        "-f|--from-file": veto("reads its program from a file that can't be reviewed here",
+                               REQUIRED),
+        "-L": veto("loads jq modules from a directory", REQUIRED),
+    }, complete=False)
+_JQ_ENV = ("$ENV", "$__prog_args", "input_filename")
+
+
+def jq(argv: list[Word]) -> Effects:
+    # --arg NAME VALUE / --slurpfile NAME FILE take two words: the scanner sees the name as
+    # the value, so the second word is taken here
+    words: list[Word] = [argv[0]]
+    second: list[tuple[str, Word]] = []
+    i = 1
+    while i < len(argv):
+        w = argv[i]
+        if w.value in ("--arg", "--argjson", "--slurpfile", "--rawfile") and i + 2 < len(argv):
+            words.append(w)
+            words.append(argv[i + 1])
+            second.append((w.value, argv[i + 2]))
+            i += 3
+            continue
+        words.append(w)
+        i += 1
+    s = scan(words, _JQ, 1)
+    e = _yes("jq filters JSON; it cannot write files or run commands")
+    if s.problems:
+        e.no(f"jq {s.problems[0]}")
+    why = loose_problem(s, _JQ, "jq")
+    if why:
+        e.no(why)
+    apply_found(s, e, "jq")
+    for option, w in second:
+        if option in ("--slurpfile", "--rawfile"):
+            e.add(READ, w)
+    operands = s.operands
+    if s.has("-f", "--from-file"):
+        files = operands
+    else:
+        if not operands:
+            return e.no("jq without a program") if not s.has("-n", "--null-input") else e
+        program = operands[0]
+        files = operands[1:]
+        if program.kind != LITERAL:
+            return e.no("the jq program is decided at run time")
+        text = program.value or ""
+        compact = text.replace(" ", "").replace("\t", "").replace("\n", "")
+        if any(k.replace(" ", "") in compact for k in _JQ_ENV) or _word_in(text, "env"):
+            e.env = ("*",)
+            e.no("the jq program reads the environment, where API keys live")
+        for module in ("include", "import", "modulemeta", "get_search_list"):
+            if _word_in(text, module):
+                e.no("the jq program loads a module that can't be reviewed here")
+    if s.has("--args", "--jsonargs"):
+        files = []
+    for w in files:
+        e.add(READ, w)
+        if w.kind == DYNAMIC:
+            e.no("jq reads a file named at run time")
+    return e
+
+
+def _word_in(text: str, word: str) -> bool:
+    """``word`` appears in ``text`` as a whole identifier (linear scan)."""
+    start = 0
+    n = len(word)
+    while True:
+        k = text.find(word, start)
+        if k < 0:
+            return False
+        before = text[k - 1] if k > 0 else " "
+        after = text[k + n] if k + n < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        start = k + 1
+
+
+def lsof(argv: list[Word]) -> Effects:
+    """lsof's options start with ``-`` or ``+``; ``-r``/``+r`` repeat forever."""
+    e = _yes("lists open files")
+    for w in argv[1:]:
+        v = w.value
+        if v is None:
+            return e.no("an argument decided at run time")
+        if v[:1] in ("-", "+") and not v.startswith("--") and "r" in v[1:2]:
+            return e.no(f"lsof {v[:2]} repeats forever")
+        if v[:1] == "+" and v[1:2] in ("D", "d") and len(v) == 2:
+            continue
+    return e
+
+
+def test(argv: list[Word]) -> Effects:
+    e = _yes("evaluates a condition")
+    words = argv[1:]
+    for k, w in enumerate(words):
+        if w.value == "-v":
+            return e.no("test -v evaluates an array subscript, which can run commands")
+        if w.kind == DYNAMIC and k + 1 < len(words) and words[k].text.startswith("-"):
+            return e.no("an operator decided at run time")
+    return e
+
+
+# --- secrets and machine-wide changes ---------------------------------------------------------
+
+_SECRET_COMMANDS: list[tuple[tuple[str, ...], str]] = [
+    (("gh", "auth", "token"), "gh auth token prints your GitHub token"),
+    (("aws", "configure", "get"), "prints AWS credentials"),
+    (("aws", "configure", "export-credentials"), "prints AWS credentials"),
+    (("aws", "sts", "get-session-token"), "prints AWS credentials"),
+    (("aws", "ecr", "get-login-password"), "prints AWS credentials"),
+    (("gcloud", "auth", "print-access-token"), "prints a Google Cloud token"),
+    (("gcloud", "auth", "print-identity-token"), "prints a Google Cloud token"),
+    (("gcloud", "auth", "application-default", "print-access-token"),
+     "prints a Google Cloud token"),
+    (("gcloud", "config", "config-helper"), "prints a Google Cloud token"),
+    (("az", "account", "get-access-token"), "prints an Azure token"),
+    (("kubectl", "get", "secret"), "prints Kubernetes secrets"),
+    (("kubectl", "get", "secrets"), "prints Kubernetes secrets"),
+    (("security", "find-generic-password"), "prints a keychain password"),
+    (("security", "find-internet-password"), "prints a keychain password"),
+    (("op", "read"), "prints a stored secret"), (("op", "item", "get"), "prints a stored secret"),
+    (("vault", "read"), "prints a stored secret"),
+    (("vault", "kv", "get"), "prints a stored secret"),
+    (("secret-tool", "lookup"), "prints a stored secret"),
+    (("keyring", "get"), "prints a stored secret"),
+    (("heroku", "auth:token"), "prints a stored secret"),
+    (("npm", "token", "list"), "prints a stored secret"),
+    (("doppler", "secrets"), "prints a stored secret"),
+]
+_PRINTERS = frozenset(first for words, _ in _SECRET_COMMANDS for first in words[:1]) | {
+    "env", "printenv", "export", "declare", "typeset", "set", "compgen", "gh", "git",
+    "kubectl", "pass"}
+PRINTER_NAMES = _PRINTERS
+
+
+def secret_printer(argv: list[Word]) -> str:
+    """Why this command prints credentials or the environment ("" if it does not)."""
+    if not argv or argv[0].value is None:
+        return ""
+    name = argv[0].value
+    if name not in _PRINTERS and not name.startswith("docker-credential-"):
+        return ""
+    rest = [w.value for w in argv[1:]]
+    if name in ("env", "printenv") and not [v for v in rest if v is None or not
+                                            v.startswith("-")]:
+        return "prints the whole environment, where API keys live"
+    if name == "printenv":
+        bad = [v for v in rest if v is None or (not v.startswith("-") and
+                                                v not in PRINT_SAFE_VARS)]
+        if bad:
+            return f"prints the variable {bad[0] or '(decided at run time)'}, " \
+                   "which may hold a secret"
+    if name in ("export", "declare", "typeset") and all(
+            v in ("-p", "-x", "-px", "-xp") for v in rest):
+        return "prints the exported environment, where API keys live"
+    if name in ("set", "compgen") and (not rest or rest in (["-e"], ["-v"], ["-o", "posix"])):
+        return "prints every shell variable, API keys included"
+    plain = [v for v in rest if v is not None and not v.startswith("-")]
+    if name == "gh" and plain[:2] == ["auth", "status"] and any(
+            v in ("-t", "--show-token") for v in rest):
+        return "prints your GitHub token"
+    if name == "git" and any(v is not None and v.startswith("credential") for v in rest) and \
+            any(v in ("fill", "get") for v in rest):
+        return "git credential prints stored passwords"
+    if name == "kubectl" and plain[:2] == ["config", "view"] and "--raw" in rest:
+        return "prints cluster credentials"
+    if name == "pass" and plain and plain[0] not in ("ls", "list", "find", "search", "grep",
+                                                     "init", "git", "help", "version"):
+        return "prints a stored secret"
+    if name.startswith("docker-credential-") and "get" in rest:
+        return "prints registry credentials"
+    for words, why in _SECRET_COMMANDS:
+        if words[0] == name and tuple(plain[:len(words) - 1]) == words[1:]:
+            return why
+    return ""
+
+
+_POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
+SYSTEM_NAMES = _POWER | {"init", "telinit", "systemctl", "kill", "pkill", "killall", "crontab"}
+
+
+def system_change(argv: list[Word]) -> str:
+    """Why this command changes the whole machine ("" when it does not)."""
+    name = argv[0].value if argv else None
+    values = [w.value for w in argv[1:]]
+    if name in _POWER or (name in ("init", "telinit") and values[:1] in (["0"], ["6"])) or (
+            name == "systemctl" and any(v in ("poweroff", "reboot", "halt", "kexec")
+                                        for v in values)):
+        return f"{name} shuts down or restarts the machine"
+    if name in ("kill", "pkill", "killall") and "-1" in values:
+        return f"{name} -1 signals every process"
+    if name == "crontab" and not any(v in ("-l",) for v in values):
+        return "crontab installs or removes scheduled commands"
+    return ""
+
+
+SYSTEM: dict[str, Callable[[list[Word]], Effects]] = {
+    "echo": echo, "printf": printf, "printenv": printenv, "cd": cd, "pushd": cd,
+    "popd": popd, "command": command_query, "ps": ps, "nvidia-smi": nvidia_smi,
+    "pip": pip, "pip3": pip, "gh": gh,
+    "docker": docker, "jq": jq, "lsof": lsof, "test": test, "[": test,
+    "conda": subcommands({("list",), ("info",), ("env", "list"), ("--version",), ("-V",)},
+                         "conda listing"),
+    "mamba": subcommands({("list",), ("info",), ("env", "list"), ("--version",)},
+                         "mamba listing"),
+    "npm": subcommands({("ls",), ("list",), ("--version",), ("-v",), ("view",),
+                        ("outdated",)}, "npm listing"),
+    # not `jupyter server list`: it prints the servers' access tokens
+    "jupyter": subcommands({("--version",), ("--paths",), ("kernelspec", "list"),
+                            ("lab", "--version")}, "jupyter listing"),
+    "ip": subcommands({("addr",), ("address",), ("a",), ("link",), ("l",), ("route",),
+                       ("r",), ("neigh",), ("-br", "addr"), ("-br", "a"), ("-br", "link"),
+                       ("addr", "show"), ("address", "show"), ("link", "show"),
+                       ("route", "show"), ("a", "s"), ("-4", "addr"), ("-6", "addr")},
+                      "ip listing", any_tail=False),
+    "ifconfig": subcommands({(), ("-a",)}, "lists network interfaces", any_tail=False),
+    "systemctl": subcommands({("status",), ("list-units",), ("list-unit-files",),
+                              ("is-active",), ("is-enabled",), ("is-failed",),
+                              ("list-timers",), ("--version",)}, "systemctl query"),
+    "timedatectl": subcommands({(), ("status",)}, "prints time settings", any_tail=False),
+    "hostnamectl": subcommands({(), ("status",)}, "prints host settings", any_tail=False),
+    "dmesg": Program("prints kernel messages", options(
+        "HklrtTuxdSFLV", "fs",
+        special={k: veto(why) for k, why in (
+            ("-c|--read-clear", "clears the ring buffer"), ("-C|--clear", "clears the ring "
+                                                                     "buffer"),
+            ("-D|--console-off", "changes logging"), ("-E|--console-on", "changes logging"),
+            ("-w|--follow", "waits forever"), ("-W|--follow-new", "waits forever"))} |
+        {"-n|--console-level": veto("sets the console level", REQUIRED)},
+        complete=False), STRINGS),
+    "nvcc": version_only("--version", "-V"),
+    "java": version_only("--version", "-version"),
+    "go": version_only("version"),
+    "cargo": version_only("--version", "-V"),
+    "rustc": version_only("--version", "-V"),
+    "gcc": version_only("--version"),
+    "make": version_only("--version", "-v"),
+    "cmake": version_only("--version"),
+    "uv": version_only("--version", "-V"),
+}
+
+_ = (CODE, LIST, Run)
