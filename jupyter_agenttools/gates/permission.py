@@ -21,6 +21,7 @@ from ..errors import AgentOrientedException, DeveloperOrientedException, ToolExe
 from ..permission.effects import effects_of, is_family_rule
 from ..permission.facts import PrefetchedFacts, facts_request
 from ..permission.patterns import prefix_words
+from ..permission.protected import location_words
 from ..permission.types import PermissionBehavior, PermissionContext, PermissionDecision
 
 __all__ = ["check_permission", "needs_answer", "decision_context"]
@@ -106,6 +107,7 @@ async def decision_context(engine: Any, tool: Any, tool_input: dict[str, Any]
         return None
     directories = [d for d in (context.cwd, context.project_root, *context.working_directories)
                    if d]
+    directories += ["~", *location_words(context)]  # the protected tier's places
     for rule in getattr(engine, "rules", ()):
         if is_family_rule(rule):
             directories.extend(prefix_words(rule.specifier, context))

@@ -42,6 +42,7 @@ __all__ = [
     "effect_matches",
     "check_effect",
     "check_effects",
+    "effect_safety",
     "covering_allow_rules",
 ]
 
@@ -188,6 +189,10 @@ def check_effect(effect: PathEffect, context: "PermissionContext",
     ``paths.check_write``), on the resolved targets; the strictest target decides."""
     from .paths import check_read_resolved, check_write_resolved
 
+    memo = current_memo()
+    key = ("agenttools.check_effect", effect, tool_name, context.mode, id(facts_for(context)))
+    if memo is not None and key in memo:
+        return memo[key]
     found, complete = targets(effect, context)
     if not complete and effect.glob:
         # the shell may expand the word to paths we did not see
@@ -199,7 +204,21 @@ def check_effect(effect: PathEffect, context: "PermissionContext",
             decisions.append(check_read_resolved(t, context, tool_name, effect.kind))
         else:
             decisions.append(check_write_resolved(t, context, tool_name, effect))
-    return strictest(decisions)
+    result = strictest(decisions)
+    if memo is not None:
+        memo[key] = result
+    return result
+
+
+def effect_safety(effects: Sequence[PathEffect], context: "PermissionContext",
+                  tool_name: str) -> PermissionDecision | None:
+    """The strictest *safety* verdict the effects alone require (a DENY, or a safety ASK: a
+    secret read, a write outside the working directories, a file that runs code later, a path
+    that cannot be placed), or None. The engine applies it to every tool that reports effects,
+    whatever its own check says; allow rules never silence it."""
+    found = [d for d in (check_effect(e, context, tool_name) for e in effects)
+             if d.behavior is PermissionBehavior.DENY or d.is_safety_ask]
+    return strictest(found) if found else None
 
 
 def check_effects(effects: Sequence[PathEffect], context: "PermissionContext",

@@ -19,9 +19,17 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import DeveloperOrientedException, SettingsError
-from .effects import RULE_FAMILIES, covering_allow_rules, effect_matches, effects_of, is_family_rule
+from .effects import (
+    RULE_FAMILIES,
+    covering_allow_rules,
+    effect_matches,
+    effect_safety,
+    effects_of,
+    is_family_rule,
+)
 from .memo import decision_scope
 from .modes import MODE_TABLE, ModePolicy
+from .protected import find_protected
 from .rules import (
     filter_suggestions,
     is_mcp_server_rule,
@@ -478,7 +486,16 @@ class PermissionEngine:
 
         effects = effects_of(tool, tool_input, context)
 
-        # 1. deny rules: from any layer, in every mode
+        # 1. the protected tier (no mode lifts it), then the deny rules: from any layer
+        hit = find_protected(effects, context) if effects else None
+        if hit is not None:
+            effect, target, why = hit
+            verdict = policy.protected
+            trace.append(TraceStep("deny_rules", verdict.value,
+                                   f"protected: {why} ({effect.kind} of {target.physical})"))
+            return self._done(verdict, "deny_rules", trace, tool, f"protected: {why}",
+                              f"Permission to use {name} was denied: {why}. No mode or rule "
+                              f"allows this.", bypass_immune=True)
         rule, n, matched = self._first_match(DENY, tool, tool_input, context, effects)
         if rule is not None:
             trace.append(TraceStep("deny_rules", "deny", matched))
@@ -505,8 +522,13 @@ class PermissionEngine:
                               f"asking, and no one can answer in {mode} mode.", rule=rule)
         trace.append(TraceStep("ask_rules", "no match", f"{n} ask rule(s) for {name}"))
 
+        # what the effects alone require: a safety ASK (a secret read, a write outside the
+        # working directories, a file that runs code later) that no tool check may lift
+        safety = effect_safety(effects, context, name) if effects else None
+
         # 3. read-only fast path
-        if (tool.is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
+        if safety is None and (
+                tool.is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
                 else tool.is_read_only(tool_input)):
             trace.append(TraceStep("read_only", "allow", "the call cannot change anything"))
             return self._done(ALLOW, "read_only", trace, tool, "read-only call",
@@ -522,6 +544,8 @@ class PermissionEngine:
             if not isinstance(d, PermissionDecision):
                 raise TypeError(f"{name}.check_permissions returned {type(d).__name__}, "
                                 f"expected a PermissionDecision")
+            if safety is not None and d.behavior is not DENY and not d.is_safety_ask:
+                d = safety  # the tool may not lift what its effects require
             b = d.behavior
             if b is ALLOW or b is DENY:
                 trace.append(TraceStep("tool_check", b.value, d.reason or d.message))

@@ -94,10 +94,17 @@ class PathFacts:
 
     def resolve_word(self, word: str, base: Sequence[str] | None = (),
                      follow_last: bool = True) -> ResolvedPath:
-        absolute = self.locate(word, base)
-        if absolute is None:
-            return ResolvedPath(word, word, word, status="unknown")
-        return self.resolve_absolute(absolute, follow_last, word)
+        key = (word, None if base is None else tuple(base), follow_last)
+        cache = self.__dict__.setdefault("_resolved", {})
+        found = cache.get(key)
+        if found is None:
+            absolute = self.locate(word, base)
+            if absolute is None:
+                found = ResolvedPath(word, word, word, status="unknown")
+            else:
+                found = self.resolve_absolute(absolute, follow_last, word)
+            cache[key] = found
+        return found
 
     def expand(self, word: str, base: Sequence[str] | None = (),
                follow_last: bool = True) -> tuple[list[ResolvedPath], bool]:

@@ -5,6 +5,7 @@ where modes differ. ``None`` in a column means "ignored: the engine goes on to t
 
 | step                 | default | accept_edits | explore      | bypass   | dont_ask |
 |----------------------|---------|--------------|--------------|----------|----------|
+| 1 protected tier     | DENY    | DENY         | DENY         | DENY     | DENY     |
 | 2 ask rules          | ASK     | ASK          | ASK          | ASK      | DENY     |
 | 4 tool check runs    | yes     | yes          | no           | yes      | yes      |
 | 4 safety ASK         | ASK     | ASK          | —            | ignored  | DENY     |
@@ -15,6 +16,12 @@ where modes differ. ``None`` in a column means "ignored: the engine goes on to t
 (*) a plain ASK from the tool is remembered; a matching allow rule (step 5) still allows the
 call, otherwise the remembered verdict is the result. accept_edits' "in-working-dir edits are
 ALLOW" is the file tools' own check (they see ``context.mode``), not an engine rule.
+
+The protected tier (``protected.py``: the agent's own settings, disk devices, wholesale
+destruction of ``/``, the home, system folders, working directories' parents) is checked on the
+effects of every tool before the deny rules; no mode lifts it. A safety ASK also comes from the
+effects themselves (a secret read, a write outside the working directories, a file that runs
+code later), whatever the tool's own check says: allow rules never silence it.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ class ModePolicy:
     fallback_reason: str
     #: what an engine error (a tool hook that raised) becomes: never a silent allow
     on_error: PermissionBehavior
+    #: what a write to the protected tier becomes (step 1, before the deny rules)
+    protected: PermissionBehavior
 
 
 MODE_TABLE: dict[PermissionMode, ModePolicy] = {
@@ -55,25 +64,25 @@ MODE_TABLE: dict[PermissionMode, ModePolicy] = {
         ModePolicy(PermissionMode.DEFAULT, ask_rule=ASK, tool_check=True, safety_ask=ASK,
                    plain_ask=ASK, allow_rules=True, fallback=ASK,
                    fallback_reason="default mode asks for anything not allowed by a rule",
-                   on_error=ASK),
+                   on_error=ASK, protected=DENY),
         ModePolicy(PermissionMode.ACCEPT_EDITS, ask_rule=ASK, tool_check=True, safety_ask=ASK,
                    plain_ask=ASK, allow_rules=True, fallback=ASK,
                    fallback_reason="accept_edits mode asks for anything but in-project edits "
                                    "not allowed by a rule",
-                   on_error=ASK),
+                   on_error=ASK, protected=DENY),
         ModePolicy(PermissionMode.EXPLORE, ask_rule=ASK, tool_check=False, safety_ask=None,
                    plain_ask=None, allow_rules=False, fallback=DENY,
                    fallback_reason="explore mode is read-only",
-                   on_error=ASK),
+                   on_error=ASK, protected=DENY),
         ModePolicy(PermissionMode.BYPASS, ask_rule=ASK, tool_check=True, safety_ask=None,
                    plain_ask=None, allow_rules=True, fallback=ALLOW,
                    fallback_reason="bypass mode allows anything not denied",
-                   on_error=ASK),
+                   on_error=ASK, protected=DENY),
         ModePolicy(PermissionMode.DONT_ASK, ask_rule=DENY, tool_check=True, safety_ask=DENY,
                    plain_ask=DENY, allow_rules=True, fallback=DENY,
                    fallback_reason="dont_ask mode denies anything not allowed by a rule "
                                    "(no one is there to answer)",
-                   on_error=DENY),
+                   on_error=DENY, protected=DENY),
     )
 }
 

@@ -281,11 +281,9 @@ def check_read_resolved(target: ResolvedPath, context: "PermissionContext",
         return PermissionDecision.ask(f"{tool_name}: cannot tell which file {target.word!r} "
                                       f"is: {why}", safety=True)
     secret = _secret(target.physical, target.lexical, context_home(context))
-    if secret is not None:
-        kind_of, reason = secret
+    if secret is not None:  # a key, a credential or another secret: no allow rule silences it
         return PermissionDecision.ask(
-            f"{tool_name} of {_shown(target)} may reveal a secret: {reason}",
-            safety=kind_of == CREDENTIAL)
+            f"{tool_name} of {_shown(target)} may reveal a secret: {secret[1]}", safety=True)
     if any(_below(target.physical, d) for d in working_dirs(context)):
         return PermissionDecision.allow(f"{target.physical} is inside a working directory")
     return PermissionDecision.ask(
@@ -305,11 +303,27 @@ def check_read(path: object, context: "PermissionContext",
     return check_read_resolved(target, context, tool_name, kind)
 
 
+# Writing these changes no file (the null device, the standard streams, a pipe).
+_HARMLESS_WRITE = re.compile(r"/dev/(?:null|zero|stdout|stderr|tty|fd/[0-9]+|pts/[0-9]+)"
+                             r"|/proc/(?:self|[0-9]+)/fd/(?:pipe|socket):.*")
+
+
 def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
                          tool_name: str = "Edit", effect: Any = None) -> PermissionDecision:
-    """One write/delete of a resolved path: a sensitive target (or one we cannot place) →
-    safety ASK; accept_edits inside the working directories → ALLOW; otherwise PASSTHROUGH
-    (allow rules and the fallback decide)."""
+    """One write/delete/chmod of a resolved path: the protected tier → DENY; a sensitive
+    target, one outside the working directories or one we cannot place → safety ASK (allow
+    rules cannot silence it: add the folder to ``additional_directories`` instead);
+    accept_edits inside the working directories → ALLOW; otherwise PASSTHROUGH (allow rules and
+    the fallback decide)."""
+    from .protected import protected_reason
+
+    kind = getattr(effect, "kind", "write")
+    recursive = bool(getattr(effect, "recursive", False))
+    why = protected_reason(kind, recursive, target, context)
+    if why is not None:
+        return PermissionDecision.deny(f"{tool_name} of {_shown(target)} is protected: {why}")
+    if target.known and _HARMLESS_WRITE.fullmatch(target.physical):
+        return PermissionDecision.allow(f"{target.physical} changes no file")
     if not target.known:
         why = ("it follows too many symbolic links" if target.status == "loop"
                else "it is relative to a directory only known when the command runs")
@@ -323,12 +337,16 @@ def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
         return PermissionDecision.ask(f"{tool_name} of {_shown(target)} is sensitive: {reason}",
                                       safety=True)
     inside = any(_below(target.physical, d) for d in working_dirs(context))
-    if inside and context.mode is PermissionMode.ACCEPT_EDITS:
+    if not inside:
+        return PermissionDecision.ask(
+            f"{tool_name} of {target.physical}: outside the working directories (allow rules "
+            f"cannot allow this; add the folder to additional_directories to work there)",
+            safety=True)
+    if context.mode is PermissionMode.ACCEPT_EDITS:
         return PermissionDecision.allow(f"accept_edits: {target.physical} is inside a working "
                                         "directory")
-    where = "inside" if inside else "outside"
     return PermissionDecision.passthrough(
-        f"{tool_name} of {target.physical} ({where} the working directories)",
+        f"{tool_name} of {target.physical} (inside the working directories)",
         suggestions=_suggest_resolved(tool_name, target, context, False))
 
 

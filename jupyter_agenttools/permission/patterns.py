@@ -133,7 +133,17 @@ def _anchored(pattern: str, context: "PermissionContext") -> list[str]:
 
 def pattern_globs(pattern: str, context: "PermissionContext", broad: bool) -> list[str]:
     """The pattern as absolute globs whose literal leading directories are resolved; allow rules
-    get one reading, deny/ask rules every reading (``/x`` both project-relative and absolute)."""
+    get one reading, deny/ask rules every reading (``/x`` both project-relative and absolute).
+    Kept on the decision's facts (the resolution depends on them)."""
+    cache = facts_for(context).__dict__.setdefault("_pattern_globs", {})
+    key = (pattern, broad, context.project_root, context.cwd)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _pattern_globs(pattern, context, broad)
+    return found
+
+
+def _pattern_globs(pattern: str, context: "PermissionContext", broad: bool) -> list[str]:
     pattern = _check(pattern)
     dir_only = len(pattern) > 1 and pattern.endswith("/")
     text = pattern.rstrip("/") or "/"
@@ -199,6 +209,11 @@ def _regexes(pattern: str, context: "PermissionContext", broad: bool) -> list[re
     return [compile_glob(g, broad) for g in pattern_globs(pattern, context, broad)]
 
 
+@lru_cache(maxsize=4096)
+def _glob_segments(glob: str) -> tuple[str, ...]:
+    return tuple(s for s in glob.lower().split("/") if s)
+
+
 def target_matches(pattern: str, target: ResolvedPath, context: "PermissionContext", *,
                    broad: bool, below: bool = False) -> bool:
     """Does ``pattern`` match the resolved ``target``? See the module docstring for ``broad``.
@@ -243,13 +258,12 @@ def search_reaches(pattern: str, target: ResolvedPath, context: "PermissionConte
     for root in {target.physical, target.lexical}:
         root_segs = [s for s in root.lower().split("/") if s]
         for glob in globs:
-            segs = [s for s in glob.lower().split("/") if s]
-            if _below(segs, root_segs, fnmatchcase):
+            if _below(_glob_segments(glob), root_segs, fnmatchcase):
                 return True
     return False
 
 
-def _below(segs: list[str], root_segs: list[str], fnmatchcase: object) -> bool:
+def _below(segs: tuple[str, ...], root_segs: list[str], fnmatchcase: object) -> bool:
     """Could the glob ``segs`` match a path strictly below the folder ``root_segs``?"""
     for i, seg in enumerate(root_segs):
         if i >= len(segs):

@@ -56,8 +56,8 @@ READS = [
     ("~/.ssh/id_rsa", ASK, True),
     ("notes.txt", ASK, True),                   # a symlink to a key
     ("keys/id_rsa", ASK, True),
-    ("keys", ASK, False),                       # the key directory itself (grep -r)
-    ("~/.ssh/known_hosts", ASK, False),         # a secret, but not key material
+    ("keys", ASK, True),                        # the key directory itself (grep -r)
+    ("~/.ssh/known_hosts", ASK, True),          # a secret: no allow rule silences it
     ("~/.aws/credentials", ASK, True),
     ("{t}/outside/d/x.txt", ASK, False),
     ("out/d/x.txt", ASK, False),                # a symlink out of the project
@@ -108,42 +108,53 @@ def test_read_reason_shows_where_a_symlink_goes(tree):
     assert "notes.txt" in d.reason and "id_rsa" in d.reason
 
 
-# path, sensitive (safety ASK in every mode), inside the working directories
+# path, what check_write says: "protected" (DENY in every mode), "safety" (a safety ASK in
+# every mode: sensitive, or outside the working directories), "inside" (accept_edits: ALLOW;
+# otherwise PASSTHROUGH, the rules and the fallback decide)
 WRITES = [
-    ("src/a.py", False, True),
-    ("src/new/deep/file.py", False, True),
-    ("{t}/outside/d/x.txt", False, False),
-    ("out/d/x.txt", False, False),              # through a symlink: outside
-    ("../proj-evil/x", False, False),
-    ("keys/../notes/new.md", False, False),     # the kernel's "..": outside, not proj/notes
-    (".env", True, True),
-    (".env.production", True, True),
-    (".git/hooks/pre-commit", True, True),
-    (".git/config", True, True),
-    (".agenttools/settings.json", True, True),      # its own permissions
-    (".agenttools/settings.local.json", True, True),
-    ("rc", True, True),                         # a symlink to ~/.bashrc
-    ("notes.txt", True, True),                  # a symlink to a key
-    ("~/.bashrc", True, False),
-    ("~/.zshrc", True, False),
-    ("~/.ssh/authorized_keys", True, False),
-    ("~/.gitconfig", True, False),
-    ("~/.ipython/profile_default/startup/00.py", True, False),
-    ("/etc/cron.d/x", True, False),
+    ("src/a.py", "inside"),
+    ("src/new/deep/file.py", "inside"),
+    ("{t}/outside/d/x.txt", "outside"),
+    ("out/d/x.txt", "outside"),                 # through a symlink: outside
+    ("../proj-evil/x", "outside"),
+    ("keys/../notes/new.md", "outside"),        # the kernel's "..": outside, not proj/notes
+    (".env", "sensitive"),
+    (".env.production", "sensitive"),
+    (".git/hooks/pre-commit", "sensitive"),
+    (".git/config", "sensitive"),
+    (".agenttools/settings.json", "protected"),       # its own permissions
+    (".agenttools/settings.local.json", "protected"),
+    (".agenttools/audit.jsonl", "protected"),
+    ("rc", "sensitive"),                        # a symlink to ~/.bashrc
+    ("notes.txt", "sensitive"),                 # a symlink to a key
+    ("~/.bashrc", "sensitive"),
+    ("~/.zshrc", "sensitive"),
+    ("~/.ssh/authorized_keys", "sensitive"),
+    ("~/.gitconfig", "sensitive"),
+    ("~/.ipython/profile_default/startup/00.py", "sensitive"),
+    ("/etc/cron.d/x", "sensitive"),
+    ("/dev/sda", "protected"),
+    ("/dev/null", "harmless"),
 ]
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("rel,sensitive,inside", WRITES)
-def test_check_write_ladder(tree, mode, rel, sensitive, inside):
+@pytest.mark.parametrize("rel,expected", WRITES)
+def test_check_write_ladder(tree, mode, rel, expected):
     d = check_write(_p(tree, rel), context(tree, mode))
-    if sensitive:
+    if expected == "protected":
+        assert d.behavior is PermissionBehavior.DENY and "protected" in d.reason, d.reason
+    elif expected == "sensitive":
         assert d.behavior is ASK and d.bypass_immune, d.reason
         assert "sensitive" in d.reason
-    elif inside and mode is PermissionMode.ACCEPT_EDITS:
+    elif expected == "outside":
+        assert d.behavior is ASK and d.bypass_immune, d.reason
+        assert "outside the working directories" in d.reason
+    elif expected == "harmless":
         assert d.behavior is ALLOW, d.reason
-    else:
-        # default/explore/bypass/dont_ask, or outside: the engine's rules and fallback decide
+    elif mode is PermissionMode.ACCEPT_EDITS:
+        assert d.behavior is ALLOW, d.reason
+    else:  # default/explore/bypass/dont_ask inside: the engine's rules and fallback decide
         assert d.behavior is PASS, d.reason
         assert not d.bypass_immune
 

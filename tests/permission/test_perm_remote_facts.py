@@ -92,8 +92,8 @@ CASES = [
     (Read, {"file_path": "src/keys/work"}, (ASK, True), ALLOW),    # a key; here: no such file
     (Read, {"file_path": "src/keys/../.bashrc"}, (ASK, False), ALLOW),  # the home, not src/
     (Read, {"file_path": "src/a.py"}, (ALLOW, False), ALLOW),
-    (Grep, {"pattern": "x", "path": "src/keys"}, (ASK, False), ALLOW),  # outside, remotely
-    (Glob, {"pattern": "src/keys/*"}, (ASK, False), ALLOW),
+    (Grep, {"pattern": "x", "path": "src/keys"}, (ASK, True), ALLOW),  # ~/.ssh, remotely
+    (Glob, {"pattern": "src/keys/*"}, (ASK, True), ALLOW),
 ]
 
 
@@ -109,6 +109,7 @@ async def test_decisions_use_the_remote_facts_in_one_round_trip(world, remote, c
     assert isinstance(context.facts, PrefetchedFacts)
     decision = engine.decide(tool, tool_input, context=context)
     assert (decision.behavior, decision.bypass_immune) == remote_verdict, decision.trace
+    assert "could not be checked" not in decision.message  # every fact was there
     # the same call judged on this machine's files: the bug the remote facts fix
     local = cls(LocalBackend(str(world["proj"])))
     local_context = await decision_context(engine, local, tool_input)

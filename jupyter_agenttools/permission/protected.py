@@ -1,0 +1,205 @@
+"""The protected tier: writes no mode lifts — DENY in every mode, bypass included.
+
+What an agent must never change, whatever the rules and the mode say (each entry keeps its
+reason; the engine applies this to the effects of every tool, before the deny rules):
+
+- the agent's own settings and audit: any ``.agenttools/`` folder (project and local settings,
+  the audit log), the user settings folder and the managed settings file — writing, moving or
+  deleting them, or deleting a folder that holds them (an agent must not approve itself);
+- disk devices (``dd of=/dev/sda`` destroys a disk below the file system);
+- wholesale destruction or permission changes of ``/``, the home folder, system folders or a
+  working directory's parents: deleting or moving them, a recursive write or a permission /
+  owner change of them (``rm -rf ~``, ``chmod -R 000 /``, ``mv ~ /tmp/x``).
+
+Files that *run code later* (shell start-up files, ``.git/hooks``, IDE tasks, Jupyter and
+IPython start-up…) are the tier below: a safety ASK in every mode but bypass; they live in the
+write column of ``sensitive.py`` (the one table of sensitive paths).
+
+Used by the file tools now and by the Bash tool through its effects.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterable
+
+from .facts import ResolvedPath, facts_for
+from .patterns import compile_glob
+
+if TYPE_CHECKING:
+    from .effects import PathEffect
+    from .types import PermissionContext
+
+__all__ = ["ProtectedEntry", "PROTECTED", "SYSTEM_FOLDERS", "SYSTEM_TREES", "protected_reason",
+           "find_protected"]
+
+
+@dataclass(frozen=True)
+class ProtectedEntry:
+    pattern: str  # gitignore glob: "~/" the home, "/**/" anywhere, "/" absolute
+    reason: str
+
+
+PROTECTED: tuple[ProtectedEntry, ...] = (
+    ProtectedEntry("/**/.agenttools", "the agent's own settings and audit log (.agenttools): an "
+                   "agent must not change its own permissions or erase its record"),
+    ProtectedEntry("~/.jupyter/agenttools", "the agent's user settings: an agent must not change "
+                   "its own permissions"),
+    ProtectedEntry("/etc/agenttools", "the agent's managed settings"),
+    ProtectedEntry("/**/agenttools/settings*.json", "agenttools permission settings"),
+    ProtectedEntry("/**/agenttools/managed-settings.json", "agenttools managed settings"),
+    *(ProtectedEntry(f"/dev/{name}", "a disk device: writing it destroys the file systems on it")
+      for name in ("sd*", "hd*", "vd*", "xvd*", "nvme*", "mmcblk*", "dm-*", "md*", "loop*",
+                   "sr*", "disk/**", "mapper/**", "block/**", "nbd*", "zram*")),
+    ProtectedEntry("/dev/mem", "physical memory"),
+    ProtectedEntry("/dev/kmem", "kernel memory"),
+    ProtectedEntry("/dev/port", "I/O ports"),
+    ProtectedEntry("/proc/sys/**", "kernel parameters"),
+    ProtectedEntry("/proc/sysrq-trigger", "reboots or halts the machine"),
+    ProtectedEntry("/sys/firmware/**", "firmware variables (EFI)"),
+    ProtectedEntry("/boot/**", "the boot loader and kernels"),
+)
+
+#: folders whose wholesale destruction or permission change is refused (the folder itself)
+SYSTEM_FOLDERS: dict[str, str] = {
+    "/": "the root of the file system",
+    "/home": "every user's home",
+    "/root": "the administrator's home",
+    "/tmp": "the shared temporary folder",
+    "/var": "system state, logs and databases",
+    "/opt": "installed software",
+    "/srv": "served data",
+    "/mnt": "mount points",
+    "/media": "mounted media",
+    "/run": "runtime state of the running system",
+    "/var/tmp": "the shared temporary folder",
+    "/var/lib": "system databases",
+    "/var/log": "system logs",
+}
+
+#: folders whose whole tree is refused too (``rm -rf /usr/lib``)
+SYSTEM_TREES: dict[str, str] = {
+    "/usr": "system programs and libraries",
+    "/etc": "system configuration",
+    "/bin": "system programs",
+    "/sbin": "system programs",
+    "/lib": "system libraries",
+    "/lib32": "system libraries",
+    "/lib64": "system libraries",
+    "/libx32": "system libraries",
+    "/boot": "boot files",
+    "/dev": "device files",
+    "/sys": "kernel interfaces",
+    "/proc": "kernel interfaces",
+    "/snap": "installed software",
+}
+
+
+@lru_cache(maxsize=64)
+def _compiled(home: str) -> tuple[tuple[object, str], ...]:
+    out = []
+    for entry in PROTECTED:
+        glob = home.rstrip("/") + entry.pattern[1:] if entry.pattern.startswith("~/") \
+            else entry.pattern
+        out.append((compile_glob(glob, True), entry.reason))
+    return tuple(out)
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+@lru_cache(maxsize=1)
+def _default_user_dir() -> str | None:
+    from .settings import default_user_dir
+
+    try:
+        return str(default_user_dir())
+    except Exception:  # no jupyter_core config dir: the ~/.jupyter entry still applies
+        return None
+
+
+def _location_words(context: "PermissionContext") -> list[tuple[str, str]]:
+    user = os.environ.get("AGENTTOOLS_USER_DIR") or _default_user_dir()
+    managed = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS") or "/etc/agenttools/managed-" \
+                                                               "settings.json"
+    out = [(user, "the agent's user settings: an agent must not change its own permissions"),
+           (managed, "the agent's managed settings")]
+    if context.project_root:
+        out.append((context.project_root.rstrip("/") + "/.agenttools",
+                    "the project's agent settings and audit log (.agenttools)"))
+    return [(path, what) for path, what in out if path]
+
+
+def location_words(context: "PermissionContext") -> list[str]:
+    """The settings locations the protected tier resolves (for a remote backend's facts)."""
+    return [path for path, _ in _location_words(context)]
+
+
+def _settings_locations(context: "PermissionContext") -> list[tuple[str, str]]:
+    """The agent's settings and audit as this decision sees them, resolved on its facts."""
+    facts = facts_for(context)
+    cache = facts.__dict__.setdefault("_settings_locations", {})
+    key = context.project_root
+    if key in cache:
+        return cache[key]
+    found = [(facts.physical_dir(path), what) for path, what in _location_words(context)]
+    cache[key] = found
+    return found
+
+
+def protected_reason(kind: str, recursive: bool, target: ResolvedPath,
+                     context: "PermissionContext") -> str | None:
+    """Why this write/delete/chmod of ``target`` is refused in every mode, or None."""
+    if kind not in ("write", "delete", "chmod") or not target.known:
+        return None
+    facts = facts_for(context)
+    home = facts.home
+    for path in {target.physical, target.lexical}:
+        for regex, reason in _compiled(home):
+            if regex.match(path):  # type: ignore[attr-defined]
+                return reason
+    for location, what in _settings_locations(context):
+        if _below(target.physical, location):
+            return what
+    wholesale = kind in ("delete", "chmod") or recursive
+    if not wholesale:
+        return None
+    physical = target.physical.rstrip("/") or "/"
+    verb = {"delete": "deleting or moving", "chmod": "changing the permissions of"}.get(
+        kind, "rewriting everything in")
+    if physical in SYSTEM_FOLDERS:
+        return f"{verb} {physical}: {SYSTEM_FOLDERS[physical]}"
+    for folder, reason in SYSTEM_TREES.items():
+        if _below(physical, folder):
+            return f"{verb} {physical}: {reason}"
+    real_home = facts.physical_dir(home)
+    if physical == real_home or _below(real_home, physical):
+        return f"{verb} {physical}: the home folder"
+    from .paths import working_dirs
+
+    for d in working_dirs(context):
+        if d != physical and _below(d, physical):
+            return f"{verb} {physical}: a parent of the working directory {d}"
+    if kind == "delete" or recursive:
+        for location, what in _settings_locations(context):
+            if _below(location, physical):
+                return f"{verb} {physical} would remove {what}"
+    return None
+
+
+def find_protected(effects: Iterable["PathEffect"], context: "PermissionContext"
+                   ) -> tuple["PathEffect", ResolvedPath, str] | None:
+    """The first effect that touches the protected tier, with its target and reason."""
+    from .effects import targets
+
+    for effect in effects:
+        if not effect.is_write:
+            continue
+        for target in targets(effect, context)[0]:
+            reason = protected_reason(effect.kind, effect.recursive, target, context)
+            if reason is not None:
+                return effect, target, reason
+    return None
