@@ -41,6 +41,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
+from ..permission.protected import PROTECTED
 from ..permission.sensitive import CREDENTIAL, OK, SECRET, SENSITIVE, TABLE
 from .local import LocalBackend
 from .sandbox_settings import (
@@ -143,17 +144,48 @@ def _split_anchored(pattern: str) -> tuple[str, list[str]]:
 def _anchored_target(pattern: str) -> tuple[str, str] | None:
     """("path"|"glob", value) for an anchored (``~/``, ``/``) table pattern, or None when the
     sandbox has its own copy of the place (``/proc``, ``/dev``)."""
-    if pattern.startswith(("/proc/", "/dev/", "/sys/")):
-        return None  # the sandbox's own /proc and /dev; /sys holds no secrets
+    if pattern.startswith(("/proc/", "/dev/", "/sys/", "/boot/")):
+        return None  # the sandbox's own /proc and /dev; /sys and /boot stay read-only
     prefix, rest = _split_anchored(pattern)
     if not rest or rest == ["**"]:
         return ("path", prefix)
     return ("glob", prefix.rstrip("/") + "/" + rest[0])
 
 
+def _name_target(pattern: str) -> str | None:
+    """What the walk looks for, for a table pattern that matches at any depth: a name glob
+    (``.env.*``), or a first folder and the literal path below it (``.vscode/tasks.json``,
+    ``share/jupyter/kernels``). Where globs follow the first folder, the whole folder
+    (``.ssh/id_*`` → ``.ssh``): stricter than the entry, and no second name slips by."""
+    name = pattern[3:] if pattern.startswith("**/") else pattern
+    if name.startswith("/**/"):
+        name = name[4:]
+    segments = [s for s in name.split("/") if s]
+    if not segments or segments[0].lower() == ".git":
+        return None  # .git is handled on its own (commits must keep working)
+    literal: list[str] = []
+    for segment in segments[1:]:
+        if _GLOB.search(segment):
+            break
+        literal.append(segment)
+    return "/".join([segments[0], *literal]).lower()
+
+
+def _candidates_for(pattern: str, kind: str, add: Any) -> None:
+    if pattern.startswith(("~/", "/")) and not pattern.startswith("/**/"):
+        target = _anchored_target(pattern)
+        if target is not None:
+            add(kind if target[0] == "path" else f"{kind}_glob", target[1])
+        return
+    name = _name_target(pattern)
+    if name:
+        add(f"{kind}_name", name)
+
+
 @functools.lru_cache(maxsize=1)
 def _table_candidates() -> dict[str, tuple[str, ...]]:
-    """The sensitive table as mask/protect candidates (computed once)."""
+    """The sensitive table (read column: masked; write column: read-only) and the protected
+    tier (read-only) as candidates for the supervisor (computed once)."""
     out: dict[str, list[str]] = {k: [] for k in ("mask", "mask_glob", "mask_name",
                                                  "keep_name", "protect", "protect_glob",
                                                  "protect_name")}
@@ -162,45 +194,35 @@ def _table_candidates() -> dict[str, tuple[str, ...]]:
         if value not in out[kind]:
             out[kind].append(value)
 
+    # Not all of .git: commits must work. The parts that run code later are protected
+    # (hooks/ is created if missing so it can be mounted read-only); .git itself becomes a
+    # mount point, so it cannot be renamed away either.
+    add("protect_name", ".git/hooks/")
+    add("protect_name", ".git/config")
     for entry in TABLE:
-        pattern = entry.pattern
-        if pattern == "**/.git/**":
-            # Not all of .git: commits must work. The parts that run code later are
-            # protected; hooks/ is created if missing so it can be mounted read-only.
-            add("protect_name", ".git/hooks/")
-            add("protect_name", ".git/config")
-            continue
-        anchored = pattern.startswith(("~/", "/"))
         for column, verdicts, kind in (("read", (CREDENTIAL, SECRET), "mask"),
                                        ("write", (SENSITIVE,), "protect")):
             verdict = getattr(entry, column)
-            if verdict == OK and "/" not in pattern:
-                add("keep_name", pattern.lower())  # .env.example: neither masked nor locked
-                continue
-            if verdict not in verdicts:
-                continue
-            if anchored:
-                target = _anchored_target(pattern)
-                if target is not None:
-                    add(kind if target[0] == "path" else f"{kind}_glob", target[1])
-                continue
-            name = pattern[3:] if pattern.startswith("**/") else pattern
-            # a pattern with folders (.agenttools/settings*.json, .aws/credentials): the whole
-            # first folder — stricter than the entry, and it cannot be side-stepped by a
-            # second name in it
-            add(f"{kind}_name", name.split("/", 1)[0].lower())
+            if verdict == OK and "/" not in entry.pattern:
+                add("keep_name", entry.pattern.lower())  # .env.example: neither masked nor locked
+            elif verdict in verdicts:
+                _candidates_for(entry.pattern, kind, add)
+    for protected in PROTECTED:
+        _candidates_for(protected.pattern, "protect", add)
     return {k: tuple(v) for k, v in out.items()}
 
 
 def build_spec(policy: SandboxPolicy, working_directories: Sequence[str], *,
                bwrap: str = "bwrap", project_root: str | None = None,
-               walk_limit: int = WALK_LIMIT) -> SandboxSpec:
+               extra_protect: Iterable[str] = (), walk_limit: int = WALK_LIMIT) -> SandboxSpec:
     """The supervisor's request for ``policy`` with these working directories writable. The
     project's ``.agenttools`` folder is kept read-only even if it does not exist yet (it is
-    created empty): otherwise a command could create it and write settings into it."""
+    created empty): otherwise a command could create it and write settings into it.
+    ``extra_protect``: more paths kept read-only (the session's user settings folder and
+    managed file, wherever ``AGENTTOOLS_USER_DIR`` put them)."""
     table = _table_candidates()
     writable = tuple(dict.fromkeys([*working_directories, *policy.writable]))
-    protect = list(table["protect"])
+    protect = [*table["protect"], *extra_protect]
     for d in working_directories:
         protect.append(os.path.join(d, ".agenttools"))
     protect_dir = (os.path.join(project_root, ".agenttools"),) if project_root else ()
@@ -280,9 +302,10 @@ class SandboxController:
 
     def __init__(self, policy: SandboxPolicy | Any = None,
                  working_directories: Sequence[str] | Any = (), *, bwrap: str = "bwrap",
-                 project_root: str | None = None):
+                 project_root: str | None = None, extra_protect: Iterable[str] = ()):
         self.bwrap = bwrap
         self.project_root = project_root
+        self.extra_protect = tuple(extra_protect)
         self._policy = SandboxPolicy() if policy is None else policy
         self._working = working_directories
         self._probes: dict[int, tuple[Any, tuple[bool, str]]] = {}
@@ -349,7 +372,8 @@ class SandboxController:
         dirs = list(self.working_directories())
         if not isinstance(backend, LocalBackend):
             dirs.append(".")  # a remote kernel's own current folder is its working folder
-        return build_spec(self.policy(), dirs, bwrap=self.bwrap, project_root=self.project_root)
+        return build_spec(self.policy(), dirs, bwrap=self.bwrap, project_root=self.project_root,
+                          extra_protect=self.extra_protect)
 
     async def prepare(self, backend: Any) -> tuple[SandboxSpec | None, str | None, str | None]:
         """(the spec to run under or None, a refusal, a note for the output)."""

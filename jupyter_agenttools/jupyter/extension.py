@@ -95,7 +95,8 @@ class AgentSession:
         # Bash's sandbox: the settings' "sandbox" key under this session's override
         self.sandbox = SandboxController(
             self.sandbox_policy, lambda: self.engine.context.all_working_directories,
-            project_root=str(self.project_dir))
+            project_root=str(self.project_dir),
+            extra_protect=(str(self.settings.user_dir), str(self.settings.path("managed"))))
         self.toolkit = Toolkit()
         for tool in default_tools(self.backend):
             self._attach_sandbox(tool)

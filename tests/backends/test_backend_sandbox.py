@@ -56,6 +56,7 @@ def place():
         project / ".git" / "config": "[core]\n", project / ".git" / "HEAD": "ref: main\n",
         project / ".git" / "hooks" / "pre-commit": "#!/bin/sh\n",
         project / ".agenttools" / "settings.json": "{}\n",
+        project / ".vscode" / "tasks.json": "{}\n",
         outside / "keep.txt": "outside",
     }
     for path, text in files.items():
@@ -124,6 +125,8 @@ async def test_writable_setting_opens_a_folder(place):
     "rm -rf .agenttools",
     "ln .git/config hardlink",
     "echo x > .env",
+    "echo '{\"tasks\": []}' > .vscode/tasks.json",
+    "mv .vscode .vscode-moved",
 ], ids=lambda s: s.split(" > ")[-1][:30])
 async def test_protected_paths_stay_read_only_inside_the_project(place, script):
     home, project, outside = place

@@ -126,8 +126,9 @@ def test_table_becomes_mask_and_protect_candidates():
     assert {"~/.ssh", "~/.aws", "~/.config/gh", "~/private"} <= set(spec.mask)
     assert {".env", ".env.*", "*.pem", ".ssh"} <= set(spec.mask_name)
     assert ".env.example" in spec.keep_name  # templates are neither masked nor locked
-    assert {".git/hooks/", ".git/config", ".agenttools", "sitecustomize.py"} <= \
-        set(spec.protect_name)
+    assert {".git/hooks/", ".git/config", ".agenttools", "sitecustomize.py",
+            ".vscode/tasks.json", "share/jupyter/kernels", ".husky"} <= set(spec.protect_name)
+    assert not [n for n in spec.protect_name + spec.mask_name if n in (".git", "jupyter")]
     assert "~/.bashrc" in spec.protect  # matters when home itself is a working folder
     assert not [m for m in spec.mask + spec.mask_glob if m.startswith("/proc")]
     assert "OPENAI_API_KEY" not in spec.env_allow and "PATH" in spec.env_allow
