@@ -50,20 +50,37 @@ port = server.getsockname()[1]
 # (2>&1: one stream, so the lines come in the same order every time)
 probe = (f"exec 2>&1; cat .env; echo \\"key: $DEMO_API_KEY\\"; "
          f"exec 3<>/dev/tcp/127.0.0.1/{port} && head -1 <&3")'''),
-    ("md", "Without the sandbox, a command sees the secret, the key and the network:"),
+    ("md", """\
+Without the sandbox, a command sees the secret, the key and the network — and the engine asks
+before running anything that is not read-only:"""),
+    ("code", "%agent check python make_report.py > report.txt"),
     ("code", "%agent sandbox status"),
     ("code", "await bash(probe)"),
     ("md", "Now the same command in the sandbox:"),
     ("code", "%agent sandbox on"),
     ("code", "await bash(probe)"),
     ("md", """\
-The `.env` file reads as empty, the key is gone and the connection is refused: the command has
+The `.env` file cannot be read, the key is gone and the connection is refused: the command has
 a network of its own with nothing in it. Writing works in the project, not outside it, and not
 to the agent's own settings:"""),
     ("code", '''\
 await bash("exec 2>&1; echo note > notes.txt && cat notes.txt; "
            "echo x > ~/agenttools-tutorial-09.txt; "
            "mkdir -p .agenttools && echo '{}' > .agenttools/settings.local.json")'''),
+    ("md", """\
+The permission engine knows this too. In the default mode, a command that is not read-only is
+asked about — unless the sandbox confines it: its writes land in the project (or the sandbox's
+own `/tmp`), what it runs stays inside, it has no network. Then it runs without a question,
+and the trace says why (step 4, the Bash tool's own check):"""),
+    ("code", "%agent check python make_report.py > report.txt"),
+    ("md", """\
+Still asked, sandbox or not: secrets, files that run code later, writes outside the project,
+shell text the analysis cannot read — and deny and ask rules always apply:"""),
+    ("code", "%agent check echo x > ~/notes.txt"),
+    ("code", '''\
+%agent rule deny "Bash(python:*)"
+%agent check python make_report.py > report.txt'''),
+    ("code", '%agent rule deny "Bash(python:*)" --remove'),
     ("md", """\
 A command that starts a process in a new session (`setsid`) and runs past its time limit: the
 whole tree is stopped, the escapee included, and the result says so."""),

@@ -8,11 +8,18 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
 
 from ...backends.base import ExecResult
 from ...backends.supervisor import describe_processes
-from ...permission.types import PermissionContext, PermissionDecision, PermissionRule
+from ...permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionDecision,
+    PermissionRule,
+)
 from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
 from .._files import default_backend
+from .plan import plan_for
 from .policy import bash_check_permissions, bash_is_read_only, bash_match_rule, bash_suggest_rules
+from .sandboxed import sandboxed_reason
 
 if TYPE_CHECKING:
     from ...backends.base import BackendBase
@@ -85,7 +92,25 @@ class Bash(Tool):
         if not isinstance(command, str):
             return PermissionDecision.ask(
                 f"Bash: expected the command as a string, got {type(command).__name__}")
-        return bash_check_permissions(command, context)
+        decision = bash_check_permissions(command, context)
+        if decision.behavior is PermissionBehavior.PASSTHROUGH and self.sandbox is not None:
+            decision = self._sandboxed(command, context) or decision
+        return decision
+
+    def _sandboxed(self, command: str, context: PermissionContext
+                   ) -> PermissionDecision | None:
+        """ALLOW when the sandbox will confine this command (builtin/bash/sandboxed.py)."""
+        try:
+            status = self.sandbox.status(self.backend)  # type: ignore[union-attr]
+            if not status.confining:
+                return None
+            reason = sandboxed_reason(plan_for(command, context), status.policy)
+        except Exception:  # noqa: BLE001 - no sandbox verdict: the rules and the mode decide
+            return None
+        if reason is None:
+            return None
+        return PermissionDecision.allow(
+            reason, message=f"Runs in the sandbox ({reason.removeprefix('sandboxed: ')})")
 
     def match_rule(self, rule: PermissionRule, tool_input: Mapping[str, Any],
                    context: PermissionContext) -> bool:
