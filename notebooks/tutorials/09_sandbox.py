@@ -69,8 +69,8 @@ await bash("exec 2>&1; echo note > notes.txt && cat notes.txt; "
            "mkdir -p .agenttools && echo '{}' > .agenttools/settings.local.json")'''),
     ("md", """\
 The permission engine knows this too. In the default mode, a command that is not read-only is
-asked about — unless the sandbox confines it: its writes land in the project (or the sandbox's
-own `/tmp`), what it runs stays inside, it has no network. Then it runs without a question,
+asked about — unless the sandbox confines it: its writes land in the project, what it runs
+stays inside, it has no network. Then it runs without a question,
 and the trace says why (step 4, the Bash tool's own check):"""),
     ("code", "%agent check python make_report.py > report.txt"),
     ("md", """\

@@ -27,7 +27,9 @@ CASES = {
     "make": (Q, A, A),
     "./run.sh && pytest -x tests": (Q, A, A),
     "for f in *.py; do python $f; done": (Q, A, A),
-    "echo scratch > /tmp/scratch.txt": (Q, A, A),  # the sandbox's own /tmp
+    # outside the working directories: the Bash check's safety ask comes first (SPEC §9),
+    # although the sandbox's own /tmp would take it
+    "echo scratch > /tmp/scratch.txt": (Q, Q, Q),
     "pip install pandas": (Q, A, Q),  # network: fails offline, asks when it would reach out
     "curl -o page.html https://example.com": (Q, A, Q),
     "git push": (Q, A, Q),

@@ -5,8 +5,9 @@ writable folders, sees no secret and reaches no network unless ``network`` is on
 the Bash check would otherwise leave to the rules and the mode (PASSTHROUGH: "not read-only")
 may run without asking when everything it is *seen* to do is confined:
 
-- every write, delete or permission change it names lands in a writable folder — a working
-  directory, a ``writable`` entry, or the sandbox's own private ``/tmp``;
+- every write, delete or permission change it names lands in a working directory (a write
+  outside them is a safety ASK of the Bash check before this step, SPEC §9 — also into a
+  ``writable`` entry or the sandbox's private ``/tmp``, although the sandbox would confine it);
 - it runs programs the analysis does not know (``python train.py``, ``make``, ``./run.sh``):
   the sandbox confines what they do;
 - it talks to the network only when the sandbox has none (then it just fails).
@@ -32,10 +33,7 @@ from .plan import Plan, below
 if TYPE_CHECKING:
     from ...backends.sandbox_settings import SandboxPolicy
 
-__all__ = ["sandboxed_reason", "PRIVATE_TMP"]
-
-#: the sandbox mounts a fresh, private /tmp: a write there stays in the sandbox
-PRIVATE_TMP = "/tmp"
+__all__ = ["sandboxed_reason"]
 
 
 def _writable(plan: Plan, policy: "SandboxPolicy") -> tuple[str, ...]:
@@ -46,7 +44,6 @@ def _writable(plan: Plan, policy: "SandboxPolicy") -> tuple[str, ...]:
             value = plan.home.rstrip("/") + value[1:]
         if value.startswith("/"):
             found.setdefault(plan.realpath(os.path.normpath(value)), None)
-    found.setdefault(PRIVATE_TMP, None)
     return tuple(found)
 
 
