@@ -4,13 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian's Chromium for the browser tests (never `playwright install`), ripgrep for Grep.
-if ! command -v chromium >/dev/null 2>&1 || ! command -v rg >/dev/null 2>&1; then
+# Debian's Chromium for the browser tests (never `playwright install`), ripgrep for Grep,
+# bubblewrap for the Bash sandbox (its tests run real sandboxes).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v rg >/dev/null 2>&1 \
+    || ! command -v bwrap >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ripgrep >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ripgrep bubblewrap >/dev/null
   else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ripgrep >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ripgrep bubblewrap >/dev/null
   fi
 fi
 
