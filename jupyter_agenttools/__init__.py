@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # Public name -> module that defines it; resolved lazily so `import jupyter_agenttools` stays cheap.
 _LAZY = {

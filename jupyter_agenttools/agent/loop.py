@@ -252,6 +252,8 @@ class Agent:
                                  "TextDelta or ModelTurn")
         if turn is None:
             raise ModelError(f"model {self.model!r} ended its stream without a turn")
+        if getattr(turn, "usage", None) is not None:
+            run.usage.add(turn.usage)  # tokens and cost, summed over the run (eco)
         return turn
 
     @staticmethod

@@ -7,7 +7,10 @@ model becomes an error result the model can fix, not a crash).
 
 ``messages`` are in the OpenAI chat format (system / user / assistant with ``tool_calls`` /
 tool); ``tools`` are the toolkit's neutral schemas ``{"name", "description", "input_schema"}``.
-The ``openai`` package is imported only when an OpenAIChatModel first talks to its server.
+The ``openai`` package is imported only when an OpenAIChatModel first talks to its server;
+``litellm`` (the optional extra ``jupyter-agenttools[litellm]``) only when a LiteLLMModel does.
+A turn carries the tokens it used (``ModelTurn.usage``) when the server reports them, and its
+cost in US dollars when LiteLLM knows the model's price.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ __all__ = [
     "ModelEvent",
     "ScriptedModel",
     "OpenAIChatModel",
+    "LiteLLMModel",
+    "Usage",
     "load_model",
     "NO_MODEL_MESSAGE",
 ]
@@ -55,16 +60,51 @@ class ToolCallRequest:
 
 
 @dataclass
+class Usage:
+    """Tokens (and, when the price is known, US dollars) of one model call or a whole run."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    #: None while no call of the sum had a known price
+    cost_usd: float | None = None
+    model_calls: int = 0
+
+    def add(self, other: "Usage | None") -> None:
+        if other is None:
+            return
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.total_tokens += other.total_tokens
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+        self.model_calls += other.model_calls
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "total_tokens": self.total_tokens, "cost_usd": self.cost_usd,
+                "model_calls": self.model_calls}
+
+    def __str__(self) -> str:
+        cost = "" if self.cost_usd is None else f", ${self.cost_usd:.4f}"
+        return (f"{self.total_tokens} tokens ({self.prompt_tokens} in, "
+                f"{self.completion_tokens} out){cost} over {self.model_calls} model call(s)")
+
+
+@dataclass
 class ModelTurn:
     """The assembled answer of one model call.
 
     ``stop_reason`` is "stop", "tool_calls", "length", … as the model said, or "script_end" when
     a ScriptedModel has no turn left (the loop then ends the run with ``text`` as its result).
+    ``usage``: what the call cost, when the server said (None otherwise).
     """
 
     text: str = ""
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     stop_reason: str = "stop"
+    usage: Usage | None = None
 
     def to_message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": self.text or None}
@@ -257,6 +297,9 @@ class OpenAIChatModel:
         self.stream_retries = stream_retries
         self.timeout = timeout
         self.params = params
+        #: ask for the token count in the stream's last chunk (dropped for a server that
+        #: refuses ``stream_options``)
+        self.include_usage = True
         self._client: Any = None
 
     def _get_client(self) -> Any:
@@ -285,50 +328,190 @@ class OpenAIChatModel:
             kwargs["tools"] = openai_tools(tools)
         attempt = 0
         while True:
-            received = False
-            text: list[str] = []
-            calls: dict[int, dict[str, Any]] = {}
-            finish = "stop"
+            turn = _TurnAssembler()
+            if self.include_usage:
+                kwargs["stream_options"] = {"include_usage": True}
+            else:
+                kwargs.pop("stream_options", None)
             try:
                 stream = await client.chat.completions.create(
                     model=self.model, messages=messages, stream=True, **kwargs)
                 async for chunk in stream:
-                    received = True
-                    for choice in chunk.choices or ():
-                        delta = choice.delta
-                        if delta is not None and delta.content:
-                            text.append(delta.content)
-                            yield TextDelta(delta.content)
-                        for tc in (delta.tool_calls if delta is not None else None) or ():
-                            index = tc.index if tc.index is not None else len(calls)
-                            slot = calls.setdefault(index,
-                                                    {"id": None, "name": "", "arguments": ""})
-                            if tc.id:
-                                slot["id"] = tc.id
-                            if tc.function is not None:
-                                if tc.function.name and tc.function.name != slot["name"]:
-                                    slot["name"] += tc.function.name
-                                if tc.function.arguments:
-                                    slot["arguments"] += tc.function.arguments
-                        if choice.finish_reason:
-                            finish = choice.finish_reason
+                    for piece in turn.feed(chunk):
+                        yield TextDelta(piece)
                 break
             except Exception as exc:
-                if _transient(exc, openai) and not received and attempt < self.stream_retries:
+                if (self.include_usage and not turn.received
+                        and _refuses_stream_options(exc, openai)):
+                    self.include_usage = False  # an older compatible server: go on without
+                    continue
+                if _transient(exc, openai) and not turn.received \
+                        and attempt < self.stream_retries:
                     attempt += 1
                     await asyncio.sleep(0.5 * attempt)
                     continue
                 raise ModelError(f"model {self.model!r} at {self._where()}: "
                                  f"{_describe(exc, openai)}") from exc
-        requests = [ToolCallRequest(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
-                    for index, slot in sorted(calls.items())]
-        yield ModelTurn("".join(text), requests, finish)
+        yield turn.result(cost=None)  # the OpenAI API does not say what a call costs
 
     def _where(self) -> str:
         return self.base_url or "api.openai.com"
 
     def __repr__(self) -> str:
         return f"<OpenAIChatModel {self.model!r} at {self._where()}>"
+
+
+# --- LiteLLMModel ---------------------------------------------------------------------------
+
+
+def _import_litellm() -> Any:
+    """litellm, imported on first use. Its price table is the copy it ships: importing it must
+    not fetch one from the network (LiteLLM's default) — a notebook may have none, and the
+    table is only used to put a price on the tokens."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError:
+        raise ModelError("LiteLLM is not installed; install the extra with "
+                         "pip install 'jupyter-agenttools[litellm]'") from None
+    return litellm
+
+
+class LiteLLMModel:
+    """Any model LiteLLM reaches (Anthropic, Gemini, Bedrock, Vertex, Mistral, Ollama, …), e.g.
+    ``LiteLLMModel("anthropic/claude-sonnet-4-5")`` or ``load_model("litellm:anthropic/…")``.
+
+    Keys come from the environment variables LiteLLM documents per provider
+    (``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``, …) or ``api_key=``; ``base_url`` (LiteLLM's
+    ``api_base``) points at a proxy or a local server. Text and tool calls stream as with
+    OpenAIChatModel; each turn's usage carries its cost when LiteLLM knows the model's price.
+    Other ``params`` go to every ``litellm.acompletion`` call.
+    """
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, *,
+                 stream_retries: int = 2, timeout: float = 120.0, **params: Any):
+        if not isinstance(model, str) or not model.strip():
+            raise ModelError(f"LiteLLMModel: expected a model such as "
+                             f"'anthropic/claude-sonnet-4-5', got {model!r}")
+        self.model = model.strip()
+        self.base_url = base_url
+        self.api_key = api_key
+        self.stream_retries = stream_retries
+        self.timeout = timeout
+        self.params = params
+
+    async def stream(self, messages: list[dict[str, Any]],
+                     tools: list[dict[str, Any]]) -> AsyncIterator[ModelEvent]:
+        litellm = _import_litellm()
+        kwargs: dict[str, Any] = dict(self.params)
+        if tools:
+            kwargs["tools"] = openai_tools(tools)
+        if self.base_url:
+            kwargs["api_base"] = self.base_url
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        attempt = 0
+        while True:
+            turn = _TurnAssembler()
+            try:
+                stream = await litellm.acompletion(
+                    model=self.model, messages=messages, stream=True, timeout=self.timeout,
+                    stream_options={"include_usage": True}, **kwargs)
+                async for chunk in stream:
+                    for piece in turn.feed(chunk):
+                        yield TextDelta(piece)
+                break
+            except Exception as exc:
+                if _litellm_transient(exc) and not turn.received \
+                        and attempt < self.stream_retries:
+                    attempt += 1
+                    await asyncio.sleep(0.5 * attempt)
+                    continue
+                status = getattr(exc, "status_code", None)
+                what = f"HTTP {status}: " if isinstance(status, int) else ""
+                raise ModelError(f"model {self.model!r} via LiteLLM"
+                                 f"{' at ' + self.base_url if self.base_url else ''}: "
+                                 f"{what}{type(exc).__name__}: {exc}") from exc
+        yield turn.result(cost=self._cost(litellm, turn.usage))
+
+    def _cost(self, litellm: Any, usage: Usage | None) -> float | None:
+        """US dollars for the call from LiteLLM's price table; None for an unknown model."""
+        if usage is None:
+            return None
+        try:
+            prompt_cost, completion_cost = litellm.cost_per_token(
+                model=self.model, prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens)
+        except Exception:  # not in the table (a local or custom model)
+            return None
+        return float(prompt_cost) + float(completion_cost)
+
+    def __repr__(self) -> str:
+        return f"<LiteLLMModel {self.model!r}{' at ' + self.base_url if self.base_url else ''}>"
+
+
+def _litellm_transient(exc: BaseException) -> bool:
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status in (408, 409, 429) or status >= 500
+    name = type(exc).__name__
+    return isinstance(exc, OSError) or name in ("APIConnectionError", "Timeout",
+                                               "ServiceUnavailableError")
+
+
+class _TurnAssembler:
+    """Builds a ModelTurn from chat-completions stream chunks (the openai SDK's objects or
+    LiteLLM's, which have the same shape): text, tool calls by index, finish reason, usage."""
+
+    def __init__(self) -> None:
+        self.received = False
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish = "stop"
+        self.usage: Usage | None = None
+
+    def feed(self, chunk: Any) -> list[str]:
+        """Take one chunk; return the text pieces it carried."""
+        self.received = True
+        pieces: list[str] = []
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+            completion = int(getattr(usage, "completion_tokens", 0) or 0)
+            total = int(getattr(usage, "total_tokens", 0) or 0) or prompt + completion
+            self.usage = Usage(prompt, completion, total, None, 1)
+        for choice in getattr(chunk, "choices", None) or ():
+            delta = choice.delta
+            if delta is not None and delta.content:
+                self.text.append(delta.content)
+                pieces.append(delta.content)
+            for tc in (getattr(delta, "tool_calls", None) if delta is not None else None) or ():
+                index = tc.index if tc.index is not None else len(self.calls)
+                slot = self.calls.setdefault(index, {"id": None, "name": "", "arguments": ""})
+                if tc.id:
+                    slot["id"] = tc.id
+                if tc.function is not None:
+                    if tc.function.name and tc.function.name != slot["name"]:
+                        slot["name"] += tc.function.name
+                    if tc.function.arguments:
+                        slot["arguments"] += tc.function.arguments
+            if choice.finish_reason:
+                self.finish = choice.finish_reason
+        return pieces
+
+    def result(self, *, cost: float | None) -> ModelTurn:
+        requests = [ToolCallRequest(slot["id"] or f"call_{index}", slot["name"],
+                                    slot["arguments"])
+                    for index, slot in sorted(self.calls.items())]
+        usage = self.usage
+        if usage is not None:
+            usage.cost_usd = cost
+        return ModelTurn("".join(self.text), requests, self.finish, usage)
+
+
+def _refuses_stream_options(exc: BaseException, openai: Any) -> bool:
+    return (isinstance(exc, openai.BadRequestError)
+            and "stream_options" in str(getattr(exc, "message", exc)))
 
 
 def _transient(exc: BaseException, openai: Any) -> bool:
@@ -351,7 +534,8 @@ def _describe(exc: BaseException, openai: Any) -> str:
 
 
 def load_model(spec: Any = "scripted", **kwargs: Any) -> Any:
-    """Resolve a model: ``"openai:gpt-4.1-mini"``, ``"scripted"`` (an empty script that ends at
+    """Resolve a model: ``"openai:gpt-4.1-mini"``, ``"litellm:anthropic/claude-sonnet-4-5"``
+    (any LiteLLM model; the optional extra), ``"scripted"`` (an empty script that ends at
     once with a message explaining how to configure a model), a list of scripted turns, or an
     already-built model object (anything with a ``stream`` method), returned as is."""
     if hasattr(spec, "stream") and not isinstance(spec, (str, list)):
@@ -369,5 +553,11 @@ def load_model(spec: Any = "scripted", **kwargs: Any) -> Any:
         if not name:
             raise ModelError(f"model spec {spec!r} names no model; expected openai:<model>")
         return OpenAIChatModel(name, **kwargs)
+    if provider == "litellm":
+        if not name:
+            raise ModelError(f"model spec {spec!r} names no model; expected "
+                             "litellm:<provider>/<model>, e.g. litellm:anthropic/claude-…")
+        return LiteLLMModel(name, **kwargs)
     raise ModelError(f"unknown model provider {provider!r} in {spec!r}; expected "
-                     "'openai:<model>' (any OpenAI-compatible server) or 'scripted'")
+                     "'openai:<model>' (any OpenAI-compatible server), "
+                     "'litellm:<provider>/<model>' (any LiteLLM model) or 'scripted'")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping
 from ..errors import AnswerError, ToolArgumentsError
 from ..permission.audit import audit_call
 from .events import TERMINAL_KINDS, AskAnswered, Event, RunCancelled, RunFailed
+from .models import Usage
 
 if TYPE_CHECKING:
     from ..permission.types import PermissionDecision, PermissionRule
@@ -194,6 +195,8 @@ class AgentRun:
         self.result: str | None = None
         self.error: BaseException | None = None
         self.tool_results: list["ToolResponse"] = []
+        #: tokens and cost of this run's model calls (as far as the model reported them)
+        self.usage = Usage()
         self._engine = engine
         self._loop = loop or asyncio.get_running_loop()
         self._asks: list[PendingAsk] = []

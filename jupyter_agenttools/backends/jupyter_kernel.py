@@ -16,6 +16,19 @@ it restarts a kernel started here, or reconnects to the server's kernel (which t
 restarts by itself); ``await backend.restart()`` restarts explicitly. Commands orphaned by the
 death are killed on recovery.
 
+Every call answers within its time limit whatever the kernel does (issue 18): a command's
+``timeout`` + TIMEOUT_SLACK + INTERRUPT_WAIT, an operation's OP_TIMEOUT + INTERRUPT_WAIT.
+While it waits, the backend checks that the kernel still exists (for a server kernel, a REST
+look-up every CHECK_EVERY seconds of silence: a kernel deleted through the API is noticed in
+seconds); a request the kernel has not *started* by the deadline is given up with a clear error
+(the kernel is busy with someone's cell, or hung) and carries an expiry (``not_after``, on the
+kernel's clock) so that it never runs later unattended; one given up by a cancel before it
+started is watched until that expiry and interrupted if it starts. An interrupt from outside
+(a Jupyter interrupt, restart or shutdown) ends the call with an error that says so, and no
+second interrupt is sent after a request has finished (a stray one hit the next call).
+Recovery is bounded (RECOVER_TIMEOUT) and reported: ``backend.recoveries`` lists each, and a
+warning is logged. A kernel found dead *between* calls is recovered before the next call.
+
 Give the backend a kernel of its own (a sandbox kernel): on a kernel shared with a person's
 notebook, its requests queue behind their cells, and it never interrupts work that is not its
 own. Calls on one backend run one at a time. The helpers live in one global of that kernel,
@@ -29,7 +42,9 @@ import base64
 import contextlib
 import datetime
 import json
+import logging
 import queue
+import time
 import uuid
 from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -50,8 +65,14 @@ __all__ = ["JupyterKernelBackend"]
 MIME = "application/x-agenttools-backend+json"
 FILE_CHUNK = 512 * 1024  # raw bytes per message for file transfer
 OP_TIMEOUT = 120.0  # seconds a non-command call may take before the kernel is interrupted
-TIMEOUT_SLACK = 15.0  # kernel-side timeouts are enforced there; this is the host's backstop
+TIMEOUT_SLACK = 10.0  # kernel-side timeouts are enforced there; this is the host's backstop
+INTERRUPT_WAIT = 5.0  # seconds an interrupted (or finished) request gets to reach idle
 POLL = 0.5  # seconds between liveness checks while waiting
+CHECK_EVERY = 2.0  # seconds of silence between checks that the kernel still exists
+RECOVER_TIMEOUT = 60.0  # seconds a restart or reconnect may take
+EXPIRY_MARGIN = 2.0  # seconds added to a request's expiry (clock estimate, latency)
+
+log = logging.getLogger(__name__)
 
 # Kernel-side code, installed once per kernel (re-installed automatically after a restart).
 _KERNEL_SOURCE = OPS_SOURCE + r'''
@@ -209,7 +230,14 @@ _AGT_OPS.update(write_begin=_agt_write_begin, write_chunk=_agt_write_chunk,
 
 def _agt_main(req):
     try:
-        _agt_run(_j.loads(req))
+        req = _j.loads(req)
+        not_after = req.get("not_after")
+        if not_after is not None and _tm.time() > not_after:
+            # the host stopped waiting before this request started: it must not run now
+            _agt_emit({"k": "fail", "error": ["Expired", None, "the request expired before "
+                                              "the kernel started it", None]})
+            return None
+        _agt_run(req)
     except BaseException as e:  # KeyboardInterrupt included: the host must hear of it
         _agt_emit({"k": "fail", "error": [type(e).__name__, getattr(e, "errno", None),
                                           str(e), getattr(e, "filename", None)]})
@@ -251,6 +279,15 @@ class _KernelDied(Exception):
     pass
 
 
+class _DiedBeforeStart(BackendError):
+    """The kernel vanished before it started our request: recover and send it once more."""
+
+    def __init__(self, why: str):
+        self.why = why
+        super().__init__(f"the kernel died, or the connection to it was lost ({why}), before "
+                         f"it started this request")
+
+
 # --- transports ---------------------------------------------------------------------------------
 
 
@@ -262,6 +299,7 @@ class _ZMQTransport:
         self.cwd = cwd
         self.km: Any = None
         self.kc: Any = None
+        self._known_pid: int | None = None  # the kernel process we (re)started
 
     async def open(self) -> None:
         from jupyter_client.manager import AsyncKernelManager
@@ -272,6 +310,7 @@ class _ZMQTransport:
         await self._connect_client()
 
     async def _connect_client(self) -> None:
+        self._known_pid = self.pid
         if self.kc is not None:
             self.kc.stop_channels()
         self.kc = self.km.client()
@@ -310,8 +349,23 @@ class _ZMQTransport:
             await self.km.start_kernel(**({"cwd": self.cwd} if self.cwd else {}))
         await self._connect_client()
 
-    async def recover(self) -> None:
+    async def recover(self) -> str:
+        if await self.alive() and self.pid != self._known_pid:
+            await self._connect_client()  # restarted through the manager: adopt it
+            return "the kernel was restarted by someone else (its state was lost)"
         await self.restart()  # the kernel process is ours: a dead one must be started again
+        return "restarted the kernel (its state was lost)"
+
+    async def quick_check(self) -> str | None:
+        return await self.check()  # a process poll and a pid: cheap enough for every call
+
+    async def check(self) -> str | None:
+        """Why the kernel is gone, or None while it lives."""
+        if not await self.alive():
+            return "the kernel process exited"
+        if self.pid != self._known_pid:  # restarted through the manager, not by us
+            return "the kernel was restarted"
+        return None
 
     @property
     def pid(self) -> int | None:
@@ -445,8 +499,11 @@ class _WSTransport:
 
     async def next_iopub(self, timeout: float) -> dict[str, Any] | None:
         try:
-            msg = await asyncio.wait_for(self.iopub.get(), timeout)
-        except asyncio.TimeoutError:
+            if timeout <= 0:
+                msg = self.iopub.get_nowait()
+            else:
+                msg = await asyncio.wait_for(self.iopub.get(), timeout)
+        except (asyncio.TimeoutError, asyncio.QueueEmpty):
             return None
         if msg is None:
             raise _KernelDied("the kernel WebSocket closed")
@@ -475,18 +532,51 @@ class _WSTransport:
             return
         await self._connect_ws()
 
-    async def recover(self) -> None:
+    async def recover(self) -> str:
         """After a lost connection or a kernel death: the server restarts dead kernels by
         itself, so reconnect; make a new kernel only if ours is gone and was ours."""
+        old_id = self.kernel_id
         try:
             await self._http("GET", f"/api/kernels/{quote(str(self.kernel_id))}")
-        except BackendError:
+        except BackendError as exc:
             if not self.created:
-                raise
+                raise BackendError(f"the kernel {old_id} is gone from the server and was not "
+                                   f"started by this backend, so it is not replaced: {exc}") \
+                    from None
             self.kernel_id = None
             await self.open()
-            return
+            return (f"started a new kernel {self.kernel_id} (kernel {old_id} was gone; its "
+                    f"state was lost)")
         await self._connect_ws()
+        return f"reconnected to kernel {self.kernel_id}"
+
+    async def quick_check(self) -> str | None:
+        """Before each call: only what costs nothing (a REST look-up each call would)."""
+        return "the kernel WebSocket closed" if self._closed else None
+
+    async def check(self) -> str | None:
+        """Why the kernel is gone (deleted on the server, dead), or None: it exists, or the
+        server could not tell in 5 s (the caller's deadline still holds)."""
+        if self._closed:
+            return "the kernel WebSocket closed"
+        from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+        try:
+            resp = await AsyncHTTPClient().fetch(
+                f"{self.url}/api/kernels/{quote(str(self.kernel_id))}",
+                headers=self._headers(), request_timeout=5)
+        except HTTPClientError as exc:
+            if exc.code == 404:
+                return "the kernel was shut down (deleted) on the server"
+            return None
+        except Exception:  # unreachable for now: the deadline decides
+            return None
+        try:
+            state = json.loads(resp.body).get("execution_state")
+        except (ValueError, AttributeError):
+            return None
+        return "the kernel is dead (the server could not restart it)" if state == "dead" \
+            else None
 
     @property
     def pid(self) -> int | None:
@@ -521,6 +611,13 @@ class JupyterKernelBackend(BackendBase):
         self._dead: str | None = None
         self._orphan_groups: set[int] = set()
         self._closed = False
+        #: every restart or reconnect: ``{"at", "why", "what", "seconds"}`` (newest last)
+        self.recoveries: list[dict[str, Any]] = []
+        self._verify = False  # something odd happened: check the kernel before the next call
+        self._clock_offset: float | None = None  # kernel clock - our clock (seconds)
+        self._reaper: asyncio.Future[None] | None = None  # watches an abandoned request
+        self._busy: set[str] = set()  # requests (anyone's) the kernel started, not finished
+        self._kernel_session: str | None = None  # the kernel's session id: new after a restart
 
     @classmethod
     async def start(cls, kernel_name: str = "python3", cwd: str | None = None,
@@ -560,11 +657,24 @@ class JupyterKernelBackend(BackendBase):
         """Restart the kernel (its state is lost), e.g. after it died or hung."""
         async with self._lock:
             self._check_open()
-            await self._recover_unlocked(self._transport.restart)
+            await self._settle_reaper()
+            await self._recover_unlocked(self._transport.restart, "restart() was called")
 
-    async def _recover_unlocked(self, how: Any) -> None:
-        await how()
+    async def _recover_unlocked(self, how: Any, why: str) -> None:
+        """Restart or reconnect, within RECOVER_TIMEOUT; recorded in ``recoveries``."""
+        begin = time.monotonic()
+        try:
+            what = await asyncio.wait_for(how(), RECOVER_TIMEOUT)
+        except asyncio.TimeoutError:
+            raise BackendError(f"could not restart or reconnect the kernel within "
+                               f"{RECOVER_TIMEOUT:g} s ({why})") from None
         self._dead = None
+        self._verify = False
+        self._clock_offset = None
+        self._kernel_session = None
+        self._busy.clear()
+        self._report(why, what or "restarted the kernel (its state was lost)",
+                     time.monotonic() - begin)
         orphans, self._orphan_groups = self._orphan_groups, set()
         for pgid in orphans:
             with contextlib.suppress(Exception):
@@ -572,8 +682,15 @@ class JupyterKernelBackend(BackendBase):
                         {"kind": "op", "op": "kill_group", "args": [pgid]}, None):
                     pass
 
+    def _report(self, why: str, what: str, seconds: float = 0.0) -> None:
+        self.recoveries.append({"at": time.time(), "why": why, "what": what,
+                                "seconds": round(seconds, 3)})
+        log.warning("JupyterKernelBackend: %s; %s", why, what)
+
     async def close(self) -> None:
         self._closed = True
+        if self._reaper is not None:
+            self._reaper.cancel()
         await self._transport.close()
 
     def _check_open(self) -> None:
@@ -587,92 +704,197 @@ class JupyterKernelBackend(BackendBase):
         """Run one request in the kernel and yield the objects it emits, in order."""
         async with self._lock:
             self._check_open()
+            await self._settle_reaper()
+            t = self._transport
+            if self._dead is None:
+                # died, vanished or restarted since the last call: recover before sending
+                self._dead = await (t.check() if self._verify else t.quick_check())
+                self._verify = False
             if self._dead is not None:
                 # The previous call saw the kernel die or the connection drop: recover
                 # (restart our own kernel, or reconnect to the server's) before going on.
                 try:
-                    await self._recover_unlocked(self._transport.recover)
+                    await self._recover_unlocked(t.recover, self._dead)
                 except Exception as exc:
-                    raise BackendError(f"the kernel died ({self._dead}) and could not be "
-                                       f"restarted: {exc}") from None
+                    raise BackendError(f"the kernel is gone ({self._dead}) and could not be "
+                                       f"restarted or reconnected: {exc}") from None
+            try:
+                async for item in self._exchange_unlocked(request, timeout):
+                    yield item
+                return
+            except _DiedBeforeStart as exc:
+                why = exc.why
+            try:  # nothing of it ran: once more, on the recovered kernel
+                await self._recover_unlocked(t.recover, why)
+            except Exception as exc:
+                raise BackendError(f"the kernel is gone ({why}) and could not be restarted "
+                                   f"or reconnected: {exc}") from None
             async for item in self._exchange_unlocked(request, timeout):
                 yield item
+
+    async def _settle_reaper(self) -> None:
+        """Let the watch over an abandoned request end first (it is bounded)."""
+        reaper, self._reaper = self._reaper, None
+        if reaper is not None:
+            with contextlib.suppress(BaseException):
+                await reaper
 
     async def _exchange_unlocked(self, request: dict[str, Any], timeout: float | None
                                  ) -> AsyncIterator[dict[str, Any]]:
         """One request, without the lock: yields what the kernel emits for it."""
+        loop = asyncio.get_running_loop()
+        limit = OP_TIMEOUT if timeout is None else timeout + TIMEOUT_SLACK
+        deadline = loop.time() + limit
+        await self._wait_free(deadline, limit)
+        limit = max(deadline - loop.time(), POLL)
+        if self._clock_offset is not None and limit < 1e8:
+            request = {**request, "not_after": time.time() + self._clock_offset + limit
+                       + EXPIRY_MARGIN}
         try:
-            async for item in self._run(_CHECK_CODE, _expression(request), timeout):
+            async for item in self._run(_CHECK_CODE, _expression(request), limit):
                 yield item
             return
         except _NotInstalled:
             pass  # nothing was yielded: the check failed before the request ran
-        async for _ in self._run(_INSTALL_CODE, {}, None):
+        async for _ in self._run(_INSTALL_CODE, {}, OP_TIMEOUT):
             pass
-        async for item in self._run(_CHECK_CODE, _expression(request), timeout):
+        async for item in self._run(_CHECK_CODE, _expression(request), limit):
             yield item
 
-    async def _run(self, code: str, expressions: dict[str, str], timeout: float | None
+    async def _wait_free(self, deadline: float, limit: float) -> None:
+        """Wait, until ``deadline``, while the kernel runs someone else's request: ours would
+        queue behind it, and a request given up in that queue might still run later. Nothing
+        is sent before the kernel is free."""
+        t = self._transport
+        loop = asyncio.get_running_loop()
+        last_check = loop.time()
+        while True:
+            try:
+                msg = await t.next_iopub(POLL if self._busy else 0)
+            except _KernelDied as exc:
+                raise self._died(str(exc), started=False) from None
+            if msg is not None:
+                self._track(msg)
+                if self._dead is not None:
+                    raise self._died(self._dead, started=False)
+                continue
+            if not self._busy:
+                return
+            now = loop.time()
+            if now - last_check >= CHECK_EVERY:
+                last_check = now
+                gone = await t.check()
+                if gone is not None:
+                    raise self._died(gone, started=False)
+            if now > deadline:
+                raise BackendError(f"the kernel stayed busy with other work (another client's "
+                                   f"cell, or an earlier request that does not end) for "
+                                   f"{limit:g} s; this request was not sent")
+
+    def _track(self, msg: dict[str, Any]) -> None:
+        """Follow the kernel's state from any message: which requests it runs, its clock,
+        and a restart or death announced while we were not reading."""
+        self._note_clock(msg)
+        if (msg.get("msg_type") or msg.get("header", {}).get("msg_type")) != "status":
+            return
+        state = msg.get("content", {}).get("execution_state")
+        parent = msg.get("parent_header", {}).get("msg_id")
+        if state == "busy" and parent:
+            self._busy.add(parent)
+        elif state == "idle":
+            self._busy.discard(parent)
+        elif state in ("restarting", "dead"):
+            self._busy.clear()
+            self._dead = f"the kernel is {state}"
+        elif state == "starting":
+            self._busy.clear()
+
+    async def _run(self, code: str, expressions: dict[str, str], limit: float
                    ) -> AsyncIterator[dict[str, Any]]:
-        """Execute ``code`` + ``expressions``; yield the objects emitted, until idle."""
+        """Execute ``code`` + ``expressions``; yield the objects emitted, until idle. Answers
+        within ``limit`` + INTERRUPT_WAIT seconds whatever the kernel does."""
         t = self._transport
         loop = asyncio.get_running_loop()
         try:
             msg_id = t.execute(code, expressions)
         except _KernelDied as exc:
-            raise self._died(str(exc)) from None
-        deadline = loop.time() + (OP_TIMEOUT if timeout is None else timeout + TIMEOUT_SLACK)
+            raise self._died(str(exc), started=False) from None
+        deadline = loop.time() + limit
+        last_heard = last_check = loop.time()
         interrupted_at: float | None = None
-        done = started = False
+        # started: the kernel runs it; finished: it emitted its last item (exit/result/fail)
+        done = started = finished = False
         error: tuple[str, str] | None = None
         try:
             while True:
                 try:
                     msg = await t.next_iopub(POLL)
                 except _KernelDied as exc:
-                    raise self._died(str(exc)) from None
+                    raise self._died(str(exc), started) from None
+                now = loop.time()
                 if msg is None:
-                    if not await t.alive():
-                        raise self._died("the kernel process exited")
-                    now = loop.time()
-                    # Interrupt only our own work: a request still queued behind someone
-                    # else's cell (a shared kernel) waits instead.
-                    if interrupted_at is None and now > deadline and started:
+                    if now - max(last_heard, last_check) >= CHECK_EVERY or \
+                            not await t.alive():
+                        last_check = now
+                        gone = await t.check()
+                        if gone is not None:
+                            raise self._died(gone, started)
+                    if interrupted_at is None and now > deadline:
+                        if not started:
+                            # Queued behind someone else's cell, or a hung kernel: never
+                            # interrupt work that is not ours. It expires kernel-side.
+                            raise BackendError(
+                                f"the kernel did not start this request within {limit:g} s: "
+                                f"it is busy with other work, or hung")
+                        if finished:
+                            raise BackendError("the kernel did not finish its answer in time")
                         await t.interrupt()
                         interrupted_at = now
-                    elif interrupted_at is not None and now > interrupted_at + 10:
+                    elif interrupted_at is not None and now > interrupted_at + INTERRUPT_WAIT:
                         raise BackendError("the kernel did not answer, even after an "
                                            "interrupt; restart the backend")
                     continue
+                last_heard = now
+                self._track(msg)
                 mtype = msg.get("msg_type") or msg.get("header", {}).get("msg_type")
                 content = msg.get("content", {})
                 if mtype == "status" and content.get("execution_state") in ("restarting",
                                                                              "dead"):
-                    raise self._died(f"the kernel is {content['execution_state']}")
+                    raise self._died(f"the kernel is {content['execution_state']}", started)
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
                 started = True
+                session = msg.get("header", {}).get("session")
+                if session and session != self._kernel_session:
+                    if self._kernel_session is not None:  # someone restarted it meanwhile
+                        self._report("the kernel was restarted outside this backend",
+                                     "its state was lost; went on with the restarted kernel")
+                    self._kernel_session = session
                 if mtype == "display_data" and MIME in content.get("data", {}):
                     item = content["data"][MIME]
-                    if item.get("k") == "fail" and interrupted_at is not None and \
-                            item["error"][0] == "KeyboardInterrupt":
-                        continue  # reported below, with the reason
+                    kind = item.get("k")
+                    if kind in ("exit", "result", "fail"):
+                        finished = True
+                    if kind == "fail" and str(item["error"][0]) == "KeyboardInterrupt":
+                        if interrupted_at is not None:
+                            continue  # ours: reported below, with the reason
+                        self._verify = True  # restarted or shut down next? look first
+                        raise BackendError(
+                            "the kernel was interrupted from outside this backend (a Jupyter "
+                            "interrupt, restart or shutdown) while it ran this request, which "
+                            "was stopped")
+                    if kind == "fail" and str(item["error"][0]) == "Expired":
+                        raise BackendError("the request expired before the kernel started it")
                     yield item
                 elif mtype == "error":
                     error = (str(content.get("ename")), str(content.get("evalue")))
+                    finished = True
                 elif mtype == "status" and content.get("execution_state") == "idle":
                     done = True
                     break
         finally:
             if not done and self._dead is None:
-                # Cancelled or abandoned: stop the kernel-side work (the snippet's finally
-                # kills the process group) and wait for the kernel to be idle. A request
-                # that has not started yet gets a moment to start, so that the interrupt
-                # hits it and not whatever runs before it.
-                with contextlib.suppress(BaseException):
-                    if started or await asyncio.wait_for(self._wait_started(msg_id), 15):
-                        await t.interrupt()
-                        await asyncio.wait_for(self._wait_idle(msg_id), 10)
+                await self._abandon(msg_id, started, finished, deadline)
             with contextlib.suppress(Exception):
                 await t.drain_shell()
         if interrupted_at is not None:
@@ -682,22 +904,73 @@ class JupyterKernelBackend(BackendBase):
                 raise _NotInstalled()
             raise BackendError(f"the kernel-side helper failed: {error[0]}: {error[1]}")
 
-    async def _wait_started(self, msg_id: str) -> bool:
-        """True once the request runs; False if it is already over (idle)."""
-        while True:
-            msg = await self._transport.next_iopub(POLL)
-            if msg and msg.get("parent_header", {}).get("msg_id") == msg_id:
-                return msg.get("content", {}).get("execution_state") != "idle"
+    async def _abandon(self, msg_id: str, started: bool, finished: bool,
+                       deadline: float) -> None:
+        """We stop reading a request before its end (cancelled, an error, a deadline): stop
+        its kernel-side work, in bounded time. A request that already gave its last item is
+        left to end by itself (an interrupt now would hit the next request); one that has
+        not started is watched in the background until its expiry."""
+        t = self._transport
+        if not started:
+            loop = asyncio.get_running_loop()
+            until = deadline + EXPIRY_MARGIN if self._clock_offset is not None \
+                else max(deadline, loop.time() + 15.0)
+            self._reaper = asyncio.ensure_future(self._reap(msg_id, until))
+            return
+        with contextlib.suppress(BaseException):
+            if not finished:
+                await t.interrupt()
+            await asyncio.wait_for(self._wait_idle(msg_id), INTERRUPT_WAIT)
+
+    async def _reap(self, msg_id: str, until: float) -> None:
+        """Watch a request given up before it started: if it starts before its expiry, stop
+        it; if it expired (the kernel refused it) or ends, nothing to do."""
+        t = self._transport
+        loop = asyncio.get_running_loop()
+        try:
+            while loop.time() < until:
+                msg = await t.next_iopub(POLL)
+                if msg is not None:
+                    self._track(msg)
+                if msg is None or msg.get("parent_header", {}).get("msg_id") != msg_id:
+                    continue
+                content = msg.get("content", {})
+                if content.get("execution_state") == "idle":
+                    return
+                item = content.get("data", {}).get(MIME)
+                if item is None:
+                    continue
+                if item.get("k") != "fail" or str(item["error"][0]) != "Expired":
+                    await t.interrupt()  # it started after all: ours to stop
+                await asyncio.wait_for(self._wait_idle(msg_id), INTERRUPT_WAIT)
+                return
+        except Exception:  # the kernel died meanwhile: the next call finds out
+            return
+
+    def _note_clock(self, msg: dict[str, Any]) -> None:
+        """Estimate the kernel's clock from its messages' dates (for request expiry)."""
+        date = msg.get("header", {}).get("date")
+        try:
+            if isinstance(date, str):
+                date = datetime.datetime.fromisoformat(date.replace("Z", "+00:00"))
+            if isinstance(date, datetime.datetime) and date.tzinfo is not None:
+                self._clock_offset = date.timestamp() - time.time()
+        except ValueError:
+            pass
 
     async def _wait_idle(self, msg_id: str) -> None:
         while True:
             msg = await self._transport.next_iopub(POLL)
+            if msg is not None:
+                self._track(msg)
             if msg and msg.get("parent_header", {}).get("msg_id") == msg_id and \
                     msg.get("content", {}).get("execution_state") == "idle":
                 return
 
-    def _died(self, why: str) -> BackendError:
+    def _died(self, why: str, started: bool = True) -> BackendError:
         self._dead = why
+        if not started:  # the kernel never saw it: safe to recover and send it again
+            return _DiedBeforeStart(why)
         return BackendError(f"the kernel died, or the connection to it was lost ({why}); the "
                             f"next call recovers it (or call restart())")
 

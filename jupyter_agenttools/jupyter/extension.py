@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import UsageError as CoreUsageError
 from .config import AgentTools
+from .usage import usage_rows
 
 __all__ = [
     "AgentSession",
@@ -34,7 +35,7 @@ _SESSIONS: dict[int, "AgentSession"] = {}
 _STATE_EVENTS = frozenset({"ask", "ask_answered", "run_finished", "run_failed", "run_cancelled"})
 
 #: callables ``session -> list[(what, value)]`` adding rows to ``%agent status``
-STATUS_PROVIDERS: list[Any] = []
+STATUS_PROVIDERS: list[Any] = [usage_rows]  # eco: tokens and cost of the runs
 
 NO_MODEL_NOTEBOOK = """\
 **No model is set up yet**, so the agent stops here without doing anything.
@@ -169,7 +170,7 @@ class AgentSession:
         from ..agent.models import load_model
 
         kwargs: dict[str, Any] = {}
-        if spec.strip().lower().startswith("openai:"):
+        if spec.strip().lower().startswith(("openai:", "litellm:")):
             url = base_url or self.config.base_url or None
             if url:
                 kwargs["base_url"] = url
@@ -182,8 +183,8 @@ class AgentSession:
                         "cell, or export it in the shell that starts Jupyter")
                 kwargs["api_key"] = key
         elif base_url or api_key_env:
-            raise CoreUsageError(f"--base-url and --api-key-env go with an openai:NAME model, "
-                                 f"not with {spec!r}")
+            raise CoreUsageError(f"--base-url and --api-key-env go with an openai:NAME model "
+                                 f"(or litellm:PROVIDER/MODEL), not with {spec!r}")
         try:
             return load_model(spec, **kwargs)
         except Exception as exc:

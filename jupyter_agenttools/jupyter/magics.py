@@ -90,14 +90,18 @@ def _mode(magics: "AgentMagics", args: Any) -> None:
                       "%agent model openai:my-deployment --base-url "
                       "https://RESOURCE.openai.azure.com/openai/v1/ --api-key-env "
                       "AZURE_OPENAI_API_KEY",
+                      "%agent model litellm:anthropic/claude-sonnet-4-5",
                       "%agent model my_model_variable"],
             details="openai:NAME works with every OpenAI-compatible server. Without "
                     "--base-url it calls api.openai.com with OPENAI_API_KEY (or "
                     "OPENAI_BASE_URL if set); a local server (vLLM, Ollama, LM Studio) needs no "
-                    "key. The same settings as traits: %config AgentTools.model, "
+                    "key. litellm:PROVIDER/MODEL reaches any LiteLLM model (pip install "
+                    "'jupyter-agenttools[litellm]'; keys from the provider's variable, e.g. "
+                    "ANTHROPIC_API_KEY). The same settings as traits: %config AgentTools.model, "
                     "AgentTools.base_url, AgentTools.api_key_env.")
 @argument("spec", nargs="?",
-          help="openai:NAME, 'scripted', or the name of a variable holding a model object")
+          help="openai:NAME, litellm:PROVIDER/MODEL, 'scripted', or the name of a variable "
+               "holding a model object")
 @argument("--base-url", default=None, help="the server's OpenAI-compatible URL (…/v1)")
 @argument("--api-key-env", default=None,
           help="environment variable holding the API key (default OPENAI_API_KEY)")

@@ -21,10 +21,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .usage import usage_state
+
 __all__ = ["STATE_PROVIDERS", "kernel_id", "state_dir", "state_path", "write_state",
            "remove_state", "read_states"]
 
-STATE_PROVIDERS: list[Callable[[Any], dict[str, Any]]] = []
+STATE_PROVIDERS: list[Callable[[Any], dict[str, Any]]] = [usage_state]  # eco: tokens, cost
 
 _KERNEL_FILE = re.compile(r"^kernel-(?P<id>[A-Za-z0-9._-]+)\.json$")
 

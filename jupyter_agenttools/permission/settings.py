@@ -61,7 +61,7 @@ WRITABLE_LAYERS = ("local", "project", "user")
 RULE_KEYS = ("allow", "ask", "deny")
 _UNCHANGED = object()  # a change that needs no write
 _GITIGNORE_HEADER = "# written by jupyter_agenttools: personal, not shared"
-_GITIGNORE_LINES = ("settings.local.json", "audit.jsonl", "*.lock", "*.tmp")
+_GITIGNORE_LINES = ("settings.local.json", "audit.jsonl", "audit.jsonl.*", "*.lock", "*.tmp")
 
 
 def default_user_dir() -> Path:

@@ -5,6 +5,7 @@
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
 
@@ -25,11 +26,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-agenttools:plugin',
   description: 'Agent permissions panel and status-bar mode for jupyter_agenttools.',
   autoStart: true,
-  optional: [IStatusBar, ICommandPalette],
+  optional: [IStatusBar, ICommandPalette, ISettingRegistry],
   activate: (
     app: JupyterFrontEnd,
     statusBar: IStatusBar | null,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    settingRegistry: ISettingRegistry | null
   ) => {
     const model = new AgentToolsModel();
     const panel = new PermissionsPanel(model);
@@ -55,6 +57,22 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     void model.refresh();
     model.poll(10000);
+    // schema/plugin.json: refreshInterval (s, 0 = on demand only), sidebarWidth (px)
+    if (settingRegistry) {
+      const apply = (settings: ISettingRegistry.ISettings): void => {
+        const seconds = settings.get('refreshInterval').composite as number;
+        model.poll(seconds > 0 ? seconds * 1000 : 0);
+        const width = settings.get('sidebarWidth').composite as number;
+        panel.node.style.minWidth = `${width}px`;
+      };
+      settingRegistry
+        .load(plugin.id)
+        .then(settings => {
+          apply(settings);
+          settings.changed.connect(apply);
+        })
+        .catch(reason => console.warn('jupyter-agenttools: settings not loaded', reason));
+    }
   }
 };
 

@@ -53,9 +53,13 @@ export class AgentToolsModel {
     this._update(reply.settings);
   }
 
-  /** Re-read the settings every `ms` milliseconds (kernels and editors change them too). */
+  /** Re-read the settings every `ms` milliseconds (kernels and editors change them too);
+   * 0 stops polling (refresh on demand only). */
   poll(ms: number): void {
     window.clearInterval(this._timer);
+    if (ms <= 0) {
+      return;
+    }
     this._timer = window.setInterval(() => {
       if (!document.hidden) {
         void this.refresh();

@@ -4,7 +4,10 @@ replaying scripted responses, for tests that drive the real ``openai`` client ag
 Each scripted response is ``{"status": 500}`` (an error body), ``{"drop": True}`` (a stream
 cut off before its first event), or ``{"chunks": [delta, ...]}``
 streamed as ``chat.completion.chunk`` events followed by ``data: [DONE]``. Every request body is
-kept in ``requests``.
+kept in ``requests``. A request with ``stream_options.include_usage`` gets a last chunk with
+``usage`` (the step's ``"usage"``, else ``DEFAULT_USAGE``) the way OpenAI sends it; a server
+made with ``FakeOpenAIServer(refuse_stream_options=True)`` answers such a request 400, like an
+older OpenAI-compatible server.
 """
 
 from __future__ import annotations
@@ -28,8 +31,12 @@ def tool_call_deltas(index: int, call_id: str, name: str, *arg_pieces: str) -> l
     return out
 
 
+DEFAULT_USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
 class FakeOpenAIServer:
-    def __init__(self) -> None:
+    def __init__(self, *, refuse_stream_options: bool = False) -> None:
+        self.refuse_stream_options = refuse_stream_options
         self.script: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
@@ -48,7 +55,11 @@ class FakeOpenAIServer:
                 with server._lock:
                     server.requests.append(body)
                     server.paths.append(self.path)
-                    step = server.script.pop(0) if server.script else {"status": 599}
+                    if server.refuse_stream_options and "stream_options" in body:
+                        step = {"status": 400, "message": "Unrecognized request argument "
+                                                          "supplied: stream_options"}
+                    else:
+                        step = server.script.pop(0) if server.script else {"status": 599}
                 status = step.get("status", 200)
                 if status != 200:
                     payload = json.dumps({"error": {"message": step.get("message", "boom"),
@@ -85,6 +96,10 @@ class FakeOpenAIServer:
                 self._send({"id": "chatcmpl-test", "object": "chat.completion.chunk",
                             "created": 1700000000, "model": body.get("model", "m"),
                             "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    self._send({"id": "chatcmpl-test", "object": "chat.completion.chunk",
+                                "created": 1700000000, "model": body.get("model", "m"),
+                                "choices": [], "usage": step.get("usage", DEFAULT_USAGE)})
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True

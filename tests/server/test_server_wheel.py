@@ -90,6 +90,14 @@ def test_wheel_contains_the_prebuilt_labextension_and_server_config(wheel):
         assert config == {"ServerApp": {"jpserver_extensions": {"jupyter_agenttools": True}}}
         assert "jupyter_agenttools/jupyter/server.py" in names
         assert "jupyter_agenttools/permission/settings.schema.json" in names
+        # eco (#17): typing marker, license, the panel's settings schema, one version
+        assert "jupyter_agenttools/py.typed" in names
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
+        assert data + f"{LABEXT}/schemas/jupyter-agenttools/plugin.json" in names
+        from jupyter_agenttools import __version__
+
+        assert meta["version"] == __version__
+        assert f"-{__version__}-" in wheel.name
         assert not [n for n in names if "node_modules" in n or n.endswith(".ts")]
 
 
