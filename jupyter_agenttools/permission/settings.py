@@ -387,6 +387,7 @@ class SettingsStore:
                 if not perms and not had_permissions:
                     del data["permissions"]
                 if old is not None:
+                    serialize(path, data)  # refused first (NaN, a lone surrogate…), then trust
                     self._keep_trust(layer, old, data)
                 _atomic_write(path, target, data)
         return None if result is _UNCHANGED else result
