@@ -36,12 +36,22 @@ from .tables import (
     Entry,
     never_reason,
 )
-from .values import BuiltinNames
+from .values import BuiltinNames, pandas_member
 
 __all__ = ["analyze", "CodeAnalysis", "Effect", "Reason", "Names", "secret_word",
            "MAX_CODE_CHARS"]
 
 MAX_CODE_CHARS = 200_000
+#: built-in types, as the analysis names them, and the method family of their instances
+BUILTIN_TYPES = {"function:builtins.str": "str", "function:builtins.bytes": "bytes",
+                 "function:builtins.list": "list", "function:builtins.tuple": "tuple",
+                 "function:builtins.dict": "dict", "function:builtins.set": "set",
+                 "function:builtins.frozenset": "set", "function:builtins.int": "number",
+                 "function:builtins.float": "number"}
+#: the constant operands past which an operator may exhaust memory or never return (an int
+#: power or shift runs in C, where no interrupt reaches it)
+MAX_REPEAT = 10_000_000
+MAX_EXPONENT = 10_000
 #: attributes that describe a library object's structure, not its values: safe to show even
 #: when the values are not (``objects_df.shape``)
 STRUCTURAL = {"shape": "tuple", "ndim": "number", "size": "number", "nbytes": "number",
@@ -62,6 +72,7 @@ class Names(Protocol):
 class Effect:
     kind: str  # "read" | "search" | "write" | "delete"
     path: str | None  # as written; None when the code builds it at run time
+    recursive: bool = False  # the whole tree below path (shutil.rmtree, copytree)
 
 
 @dataclass(frozen=True)
@@ -275,6 +286,11 @@ class _Walker:
             return found if found is not None else Kind(f"function:{key}", True, False)
         if family.startswith("class:"):
             return Kind(f"function:{family[len('class:'):]}.{attr}", True, False)
+        if family in BUILTIN_TYPES:
+            # ``str.lower`` as a key function: an unbound method of a built-in type, deep
+            # (callable by library code) only when it is a read-only one
+            methods = METHODS.get(BUILTIN_TYPES[family], {})
+            return Kind(f"method:{BUILTIN_TYPES[family]}.{attr}", True, attr in methods)
         if not base.shallow:
             self.fail(node, f"reading `.{attr}` of an object of unknown type may run its code "
                             f"(a property or __getattr__)")
@@ -284,9 +300,14 @@ class _Walker:
             return Kind(table.get(attr, STRUCTURAL[attr]), True, True)
         if attr in table:
             return Kind(table[attr], base.deep, base.deep)
-        # pandas: an unknown attribute is a column (a Series) or an error
-        same = family if family in ("pandas", "pandas_groupby") else None
-        return Kind(same, base.deep, base.deep)
+        if attr in METHODS.get(family, {}):
+            # a bound read-only method: library code may call it (``max(d, key=d.get)``)
+            return Kind(f"method:{family}.{attr}", True, base.deep)
+        if family in ("pandas", "pandas_groupby") and not pandas_member(family, attr):
+            return Kind(family, base.deep, base.deep)  # a column, or an AttributeError
+        # any other member (``lst.append``, ``df.pop``): readable, but never handed to code
+        # that would call it, printed or called itself
+        return Kind(None, True, False)
 
     def _Subscript(self, node: ast.Subscript) -> Kind:
         base = self.expr(node.value)
@@ -358,7 +379,26 @@ class _Walker:
         op = type(node.op).__name__
         self.need(node.left, left, f"the {op} operator calls the operand's method")
         self.need(node.right, right, f"the {op} operator calls the operand's method")
+        self.resources(node)
         return _arith(left, right, node.op)
+
+    def resources(self, node: ast.BinOp) -> None:
+        """Read-only is not enough: ``"x" * 10**10`` fills the memory, ``10**10**10`` runs in
+        C where no interrupt reaches it. Large constant repeats and powers are asked about."""
+        def big(operand: ast.AST, limit: int, tower: bool = False) -> bool:
+            if tower and isinstance(operand, ast.BinOp) and \
+                    isinstance(operand.op, (ast.Pow, ast.LShift)):
+                return True  # 10 ** 10 ** 10
+            value = _constant_int(operand)
+            return value is not None and abs(value) > limit
+        if isinstance(node.op, ast.Mult) and (big(node.left, MAX_REPEAT)
+                                              or big(node.right, MAX_REPEAT)):
+            self.fail(node, f"multiplies by a constant over {MAX_REPEAT:,}: it may exhaust "
+                            f"the kernel's memory")
+        elif isinstance(node.op, (ast.Pow, ast.LShift)) and big(node.right, MAX_EXPONENT,
+                                                                  tower=True):
+            self.fail(node, "a power or shift this large may never return (it runs in C, "
+                            "where no interrupt reaches it)")
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Kind:
         operand = self.expr(node.operand)
@@ -742,8 +782,10 @@ class _Walker:
                 body = lam.elem or UNKNOWN
             else:
                 kind = self.expr(fn)
-                if not kind.deep and not (fn is not None and isinstance(fn, ast.Constant)
-                                          and fn.value is None):
+                callable_ok = kind.deep and (kind.family or "").startswith(
+                    ("function:", "method:")) or (isinstance(fn, ast.Constant)
+                                                  and fn.value is None)
+                if not callable_ok:
                     self.fail(fn, f"{name}() calls this function, which is not a known "
                                   f"read-only one")
                 body = Kind(None, True, True)
@@ -829,6 +871,31 @@ class _Walker:
     def check_call_self(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                         callee: str) -> Kind | None:
         return self.check_deep(node, entry, receiver, callee)
+
+
+def _constant_int(node: ast.AST, depth: int = 0) -> int | None:
+    """The value of an int expression made of literals (``10**10``, ``1_000 * 1_000``), or None;
+    a power too large to compute here counts as huge."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand, depth + 1)
+        return -inner if inner is not None else None
+    if not isinstance(node, ast.BinOp) or depth > 20:
+        return None
+    left, right = _constant_int(node.left, depth + 1), _constant_int(node.right, depth + 1)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, ast.Add):
+        return left + right
+    if isinstance(node.op, ast.Sub):
+        return left - right
+    if isinstance(node.op, ast.Mult):
+        return left * right if max(abs(left), abs(right)) < 10 ** 30 else 10 ** 30
+    if isinstance(node.op, ast.Pow):
+        return left ** right if 0 <= right <= 64 and abs(left) < 10 ** 6 else 10 ** 30
+    return None
 
 
 def _callee_of(kind: Kind) -> str | None:
@@ -1012,10 +1079,12 @@ class _Collector(ast.NodeVisitor):
             return
         kind = WRITERS.get(resolved)
         if kind is not None:
-            self.effects.append(Effect(kind, self.literal(first)))
+            tree = resolved in ("shutil.rmtree", "os.removedirs")
+            self.effects.append(Effect(kind, self.literal(first), recursive=tree))
             if resolved.split(".")[-1] in ("rename", "replace", "move", "copy", "copy2",
                                           "copyfile", "copytree") and len(node.args) > 1:
-                self.effects.append(Effect("write", self.literal(node.args[1])))
+                self.effects.append(Effect("write", self.literal(node.args[1]),
+                                           recursive=resolved.endswith("copytree")))
             return
         if isinstance(node.func, ast.Attribute):
             method = node.func.attr

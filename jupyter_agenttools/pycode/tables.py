@@ -221,14 +221,14 @@ _functions("pandas builds a new frame or series from its arguments", [
 ], "pandas", prefix="pandas.")
 _functions("pandas reads a local data file into a new frame: a read of that path", [
     "read_csv", "read_table", "read_fwf", "read_json", "read_parquet", "read_feather",
-    "read_excel", "read_orc", "read_xml", "read_stata", "read_sas", "read_spss",
+    "read_excel", "read_orc", "read_stata", "read_sas", "read_spss",
 ], "pandas", "read_path", "read", prefix="pandas.")
 
 # --- matplotlib -----------------------------------------------------------------------------
 
 _functions("draws in a figure in memory; nothing is saved to a file (savefig is not here)", [
-    "annotate", "axhline", "axis", "axvline", "bar", "barh", "boxplot", "clf", "close",
-    "colorbar", "contour", "contourf", "errorbar", "figure", "fill_between", "gca", "gcf",
+    "annotate", "axhline", "axis", "axvline", "bar", "barh", "boxplot", "colorbar", "contour",
+    "contourf", "errorbar", "figure", "fill_between", "gca", "gcf",
     "grid", "hist", "hist2d", "imshow", "legend", "loglog", "pie", "plot", "scatter",
     "semilogx", "semilogy", "show", "stackplot", "stem", "step", "subplot", "subplots",
     "suptitle", "text", "tight_layout", "title", "violinplot", "xlabel", "xlim", "xscale",
@@ -390,16 +390,11 @@ _attributes(["pandas_cat"], ["categories", "codes", "ordered"], "pandas")
 
 # --- matplotlib objects (Figure, Axes) ---------------------------------------------------------
 
-_methods(["mpl"], "draws in a figure in memory; nothing is saved to a file (savefig is not "
-         "here)", [
-    "plot", "scatter", "bar", "barh", "hist", "boxplot", "imshow", "legend", "grid",
-    "set_title", "set_xlabel", "set_ylabel", "set_xlim", "set_ylim", "set_xticks",
-    "set_yticks", "set_xticklabels", "set_yticklabels", "set_xscale", "set_yscale",
-    "axhline", "axvline", "text", "annotate", "fill_between", "errorbar", "pie", "suptitle",
-    "tight_layout", "get_xlim", "get_ylim", "get_title", "add_subplot", "subplots", "twinx",
-    "twiny", "set_aspect", "invert_yaxis", "invert_xaxis", "hlines", "vlines", "step",
-    "stackplot", "matshow", "colorbar", "get_legend_handles_labels",
-], "mpl")
+_methods(["mpl"], "reads a figure's state, changes nothing (drawing on an existing figure of "
+         "yours would change it: not here)", [
+    "get_xlim", "get_ylim", "get_title", "get_xlabel", "get_ylabel",
+    "get_legend_handles_labels", "get_size_inches", "get_xticks", "get_yticks",
+], None)
 
 
 # --- never read-only: the reason given for the most common doors out -----------------------------
@@ -431,6 +426,9 @@ NEVER: dict[str, str] = {
     "pandas.read_sql": "queries a database",
     "pandas.read_sql_query": "queries a database",
     "pandas.read_html": "may fetch a web page and runs an HTML parser on it",
+    "pandas.read_xml": "may run an XSLT stylesheet, which can read other files",
+    "matplotlib.pyplot.close": "closes figures that may be yours",
+    "matplotlib.pyplot.clf": "clears the current figure, which may be yours",
     "pandas.read_clipboard": "reads the clipboard",
     "pandas.eval": "evaluates an expression string",
     "numpy.save": "writes a file",

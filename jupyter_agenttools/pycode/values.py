@@ -167,6 +167,30 @@ def canonical_name(obj: Any) -> str | None:
     return None
 
 
+_PANDAS_CLASSES = {"pandas": ("DataFrame", "Series", "Index"),
+                   "pandas_groupby": ("api.typing.DataFrameGroupBy",
+                                      "api.typing.SeriesGroupBy")}
+
+
+def pandas_member(family: str, attr: str) -> bool:
+    """Is ``attr`` a method or property of pandas' own classes (so ``df.attr`` is not a
+    column)? Looked up on the classes, statically: nothing runs."""
+    import inspect
+
+    for path in _PANDAS_CLASSES.get(family, ()):
+        module, _, name = ("pandas." + path).rpartition(".")
+        d = _module_dict(module)
+        cls = d.get(name) if d is not None else None
+        if not isinstance(cls, type):
+            return True  # pandas is not there as expected: assume the worst
+        try:
+            inspect.getattr_static(cls, attr)
+            return True
+        except AttributeError:
+            continue
+    return False
+
+
 def _is_ufunc(obj: Any) -> bool:
     """A numpy ufunc (``np.sqrt``) or array-function dispatcher (``np.mean`` in numpy 2)."""
     numpy = _module_dict("numpy")
@@ -374,9 +398,11 @@ class NamespaceNames(BuiltinNames):
             return self._cache[name]
         if name in self.namespace:
             value = self.namespace[name]
-            if name in ("display",) and _is_ipython_display(value):
+            if name == "display" and _is_ipython_display(value):
                 kind: Kind | None = Kind("function:IPython.core.display_functions.display",
                                          True, True)
+            elif name == "open" and _is_ipython_open(value):
+                kind = _builtin_kind("open")  # IPython's open: refuses fds 0-2, then io.open
             else:
                 kind = describe(value, self.budget)
         else:
@@ -386,6 +412,11 @@ class NamespaceNames(BuiltinNames):
 
     def value_of(self, name: str) -> Any:
         return self.namespace[name]
+
+
+def _is_ipython_open(value: Any) -> bool:
+    module = _module_dict("IPython.core.interactiveshell")
+    return module is not None and module.get("_modified_open") is value
 
 
 def _is_ipython_display(value: Any) -> bool:

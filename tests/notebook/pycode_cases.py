@@ -37,12 +37,14 @@ READ = [
     "(1, 2) + t", "st | {3}", "nested['rows'][0]", "json.dumps(d)", "re.findall('o', text)",
     "'data' in text", "hasattr(df, 'temp')", "getattr(df, 'shape')", "repr(lst)",
     "str(when)", "when.isoformat()", "datetime.date.today()", "model is None",
-    "mean", "user_function", "fig", "plt.plot(arr)", "plt.hist(arr)", "ax.set_title('t')",
+    "mean", "user_function", "fig", "plt.plot(arr)", "plt.hist(arr)", "ax.get_title()",
+    "max(d, key=d.get)", "sorted(words, key=str.lower)", "list(map(len, words))",
+    "df.groupby('city').temp.agg('mean')", "3 ** 2 * 1000", "'-' * 40",
     "pass", "print('a'); print('b')", "df.head()\ndf.tail()",
     # files inside the working directory
     "pd.read_csv('data/train.csv')", "pd.read_csv(path).head()", "open('data/train.csv').read()",
     "open(path, 'rb').read()", "Path('data').exists()", "(folder / 'train.csv').read_text()",
-    "os.path.exists('data')", "os.listdir('data')", "open(text).read()", "df.to_csv",
+    "os.path.exists('data')", "os.listdir('data')", "open(text).read()",
 ]
 
 OUTSIDE = [
@@ -108,6 +110,16 @@ ESCAPE = [
     "open(path, 'w' if n else 'r')", "getattr(df, 'to_csv')('x.csv')",
     "[df.to_csv('x') for v in lst]", "np.load(path_var)", "undefined_name.run()",
     "%time x", "!ls", "get_ipython().system('ls')",
+    # callables handed to code that calls them
+    "list(map(lst.append, [1]))", "list(map(dict.update, [d], [{'x': 1}]))",
+    "df.groupby(lst.append)", "df.rename(columns=d.pop)", "sorted(lst, key=lst.remove)",
+    "max(lst, key=st.add)", "s.map(d.pop)", "df.sort_values('temp', key=lst.append)",
+    "list(filter(st.discard, lst))", "sorted(lst, key=model.predict)",
+    "pd.read_csv(path, converters={'city': eval})", "df.groupby(user_function).size()",
+    # resources, mutation of your figures, file-reading parsers
+    "'x' * 10**10", "10**10**10", "[0] * 1_000_000_000", "1 << 100_000_000",
+    "plt.close('all')", "plt.clf()", "ax.set_title('t')", "fig.suptitle('x')",
+    "pd.read_xml('x.xml')",
 ]
 
 CASES = ([(c, "read") for c in READ] + [(c, "outside") for c in OUTSIDE]

@@ -84,6 +84,7 @@ calls = [
     [{"name": "NotebookRead", "input": {}}],
     [{"name": "Inspect", "input": {"name": "df"}}],
     [{"name": "RunCode", "input": {"code": "df.temp.mean()"}}],
+    [{"name": "RunCode", "input": {"code": "open('analysis.ipynb').read()[:1]"}}],
     [{"name": "RunCode", "input": {"code": "written = df.temp.max()"}}],
     [{"name": "NotebookEdit", "input": {"cell_id": "data-cell", "edit_mode": "insert",
                                         "new_source": "df.describe()"}}],
@@ -141,6 +142,14 @@ def test_every_tool_in_every_mode(notebook_kernel, mode):
         by_name["NotebookRead"][0][1]
     assert "pandas.DataFrame" in by_name["Inspect"][0][1]
     assert "20.0" in by_name["RunCode"][0][1]  # df.temp.mean()
+    assert "'{'" in by_name["RunCode"][1][1]  # IPython's open, a read inside the project
+    audited = json.loads(kernel.run(
+        "print(json.dumps([[r.get('tool'), r.get('behavior'), r.get('answer')] "
+        "for r in session.audit.read(newest_first=False)]))").strip().splitlines()[-1])
+    for tool in ("NotebookRead", "Inspect", "RunCode", "NotebookEdit"):
+        assert any(t == tool for t, _, _ in audited), (tool, audited)  # every decision
+    assert sum(1 for _, _, answer in audited if answer) == len(asked)  # and every answer
+    kernel.run("session.audit.path.unlink()")
     wrote = kernel.run("print('written' in dir())").strip() == "True"
     assert wrote == ("RunCode" not in denied)
     cells = [c.source for c in nbformat.read(str(project / "analysis.ipynb"), 4).cells]
@@ -165,12 +174,17 @@ def test_runcode_timeout_interrupts_and_the_kernel_goes_on(notebook_kernel):
 
 
 def test_the_interrupt_button_stops_runcode(notebook_kernel):
-    kernel, _project = notebook_kernel
+    kernel, project = notebook_kernel
     kernel.run('model = ScriptedModel([[{"name": "RunCode", "input": {"code": '
-               '"import time\\ntime.sleep(120)", "timeout": 300}}], "done"])\n'
+               '"import time, pathlib\\npathlib.Path(\'sleeping\').touch()\\n'
+               'time.sleep(120)", "timeout": 300}}], "done"])\n'
                'session.toolkit.set_active_groups({"notebook": True})')
     kernel.run("%%agent --model model --mode bypass\nsleep")
-    time.sleep(3)  # the code is sleeping in the kernel's main thread now
+    deadline = time.monotonic() + 60
+    while not (project / "sleeping").exists():  # the code sleeps in the main thread now
+        assert time.monotonic() < deadline, "RunCode never started"
+        time.sleep(0.1)
+    time.sleep(0.3)
     kernel.km.interrupt_kernel()
     report = run_report(kernel, "print(json.dumps(await drive(agent_run)))")
     (name, state, text), = report["results"]

@@ -359,3 +359,37 @@ def test_permission_ladder(setup, name, tool_input, rules, expected, mode_index,
     path, _ids, tools, _call, _ns = setup
     decision = check(tools[name], tool_input, mode=mode, rules=rules, cwd=str(path.parent))
     assert decision.behavior.value == expected[mode_index], decision.reason
+
+
+def test_the_question_card_preview_is_the_cells_diff(setup):
+    from jupyter_agenttools.jupyter.explain import preview
+
+    path, ids, tools, call, _ns = setup
+    call("NotebookRead", {})
+    shown = preview(tools["NotebookEdit"], {"cell_id": ids[0], "new_source": "n * 2"},
+                    str(path.parent))
+    assert "-print('hi')" in shown.text and "+n * 2" in shown.text
+    inserted = preview(tools["NotebookEdit"], {"cell_id": ids[0], "edit_mode": "insert",
+                                               "new_source": "y"}, str(path.parent))
+    assert f"new cell after {ids[0]}" in inserted.text and "+y" in inserted.text
+
+
+# --- agenttools check knows the notebook tools (no kernel: only built-ins are known) ---------
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["--tool", "RunCode", "--input", '{"code": "sorted([3, 1])"}'], "allow"),
+    (["--tool", "RunCode", "--input", '{"code": "import os; os.remove(\\"x\\")"}'], "ask"),
+    (["--tool", "RunCode", "--input", '{"code": "df.head()"}'], "ask"),  # df is unknown here
+    (["--tool", "RunCode", "--mode", "dont_ask", "--input", '{"code": "x = 1"}'], "deny"),
+    (["--tool", "NotebookEdit", "--mode", "accept_edits", "--input",
+      '{"notebook_path": "a.ipynb", "new_source": "x"}'], "allow"),
+    (["--tool", "Inspect", "--input", '{"name": "df"}'], "allow"),
+])
+def test_agenttools_check(argv, expected, capsys, tmp_path, monkeypatch):
+    from jupyter_agenttools.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--json", *argv])
+    decision = json.loads(capsys.readouterr().out)
+    assert decision["behavior"] == expected

@@ -191,3 +191,15 @@ def test_bad_input_is_a_clear_refusal_never_a_crash(code):
 def test_deep_or_long_code_gets_a_verdict_without_crashing(code):
     result = analyze(code)
     assert result.read_only or result.reasons
+
+
+@pytest.mark.parametrize("code", [
+    "open('.agenttools/settings.json', 'w')", "open('.agenttools/audit.jsonl', 'a').write('x')",
+    "import shutil; shutil.rmtree('/')", "shutil.rmtree('/etc')",
+])
+@pytest.mark.parametrize("mode", ["default", "accept_edits", "bypass", "dont_ask"])
+def test_the_protected_tier_holds_for_literal_paths_in_every_mode(decide, code, mode):
+    """RunCode reports the files its code writes with a literal path: the engine's protected
+    tier (the agent's own settings and audit, wholesale destruction) denies them, bypass too."""
+    decision = decide(code, mode)
+    assert decision.behavior.value == "deny" and "protected" in decision.reason

@@ -217,6 +217,21 @@ def test_rotation_by_size_keeps_the_newest_and_reads_across(tmp_path):
     assert len(inputs) >= 3 * (2000 // 300)  # three files of about 7 lines
 
 
+def test_rotated_logs_are_git_ignored(tmp_path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    log = AuditLog(tmp_path / ".agenttools" / "audit.jsonl", max_bytes=600, backups=2)
+    for i in range(12):
+        log.record(kind="decision", tool="Bash", input=f"n{i}" + "x" * 100)
+    names = sorted(p.name for p in log.path.parent.iterdir() if p.name.startswith("audit"))
+    assert names == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"]
+    status = subprocess.run(["git", "-C", str(tmp_path), "status", "--porcelain",
+                             "--untracked-files=all"], capture_output=True, text=True,
+                            check=True).stdout
+    assert status.split() == ["??", ".agenttools/.gitignore"]  # the logs are ignored
+
+
 def test_concurrent_writers_across_a_rotation_lose_nothing(tmp_path):
     log = AuditLog(tmp_path / "a.jsonl", max_bytes=50_000, backups=50)
 

@@ -9,7 +9,8 @@ must still hold the source that was read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+import os
+from typing import Any, Mapping
 
 from ...errors import ToolExecutionError
 from ...tools.base import Tool, ToolChunk
@@ -24,9 +25,6 @@ from .nbfile import (
     read_notebook,
     write_notebook,
 )
-
-if TYPE_CHECKING:
-    from ...permission.types import PermissionContext
 
 __all__ = ["NotebookEdit", "EDIT_MODES", "CELL_TYPES"]
 
@@ -65,12 +63,11 @@ class NotebookEdit(NotebookPathMixin, Tool):
     concurrency_safe = False
     effect_kind = "write"
 
-    def preview(self, tool_input: Mapping[str, Any],
-                context: "PermissionContext | None" = None) -> dict[str, Any] | None:
-        """What the question card shows: the cell's diff, as far as NotebookRead saw it
-        (``{"file_path", "diff", "cell_id", "edit_mode"}``, the shape of Write/Edit's)."""
+    def preview(self, tool_input: Mapping[str, Any], cwd: Any = None) -> str | None:
+        """What the question card shows (``jupyter/explain.py: preview``): the cell's change as
+        a unified diff, from the cell's source as NotebookRead last saw it."""
         try:
-            path = self.resolve(self._path_of(tool_input, context))
+            path = self.resolve(self._path_of(tool_input))
         except ToolExecutionError:
             return None
         mode = tool_input.get("edit_mode") or "replace"
@@ -79,9 +76,9 @@ class NotebookEdit(NotebookPathMixin, Tool):
         old = self.state.cells.get(path, {}).get(cell_id or "", "") if mode != "insert" else ""
         if mode == "delete":
             new = ""
-        label = f"{path}#{cell_id or 'new cell'}"
-        return {"file_path": path, "cell_id": cell_id, "edit_mode": mode,
-                "diff": short_diff(old, new, label)}
+        where = {"insert": f"new cell after {cell_id}" if cell_id else "new cell at the top",
+                 "delete": f"delete cell {cell_id}"}.get(mode, f"cell {cell_id}")
+        return short_diff(old, new, f"{os.path.basename(path)} ({where})")
 
     async def call(self, new_source: str, notebook_path: str | None = None,
                    cell_id: str | None = None, cell_type: str | None = None,

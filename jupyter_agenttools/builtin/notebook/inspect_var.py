@@ -50,6 +50,8 @@ class Inspect(Tool):
     read_only = True
     concurrency_safe = True
     rule_argument = "name"
+    #: a quick look at the namespace: on the kernel's loop, like the cells that change it
+    call_in_thread = False
 
     def __init__(self, host: NotebookHost | None = None):
         self.host = host if host is not None else NotebookHost()

@@ -194,6 +194,12 @@ class RunCode(Tool):
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     # -- execution ---------------------------------------------------------------------------
+    def own_time_limit(self, tool_input: Mapping[str, Any]) -> float | None:
+        """RunCode stops the code itself at ``timeout`` (the agent's limit is the backstop)."""
+        timeout = tool_input.get("timeout")
+        return float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 \
+            else DEFAULT_TIMEOUT
+
     async def call(self, code: str, timeout: float | None = None) -> ToolChunk:
         seconds = DEFAULT_TIMEOUT if timeout is None else float(timeout)
         if not 0 < seconds <= MAX_TIMEOUT:
@@ -221,7 +227,7 @@ class RunCode(Tool):
 def _path_effect(effect: Any) -> Any:
     from ...permission.effects import PathEffect
 
-    return PathEffect(effect.kind, effect.path)
+    return PathEffect(effect.kind, effect.path, recursive=effect.recursive)
 
 
 def _common_globs(callees: list[str]) -> list[str]:
