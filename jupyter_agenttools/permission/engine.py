@@ -13,7 +13,6 @@ propagates.
 
 from __future__ import annotations
 
-import logging
 import os
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -28,7 +27,7 @@ from .effects import (
     is_family_rule,
 )
 from .lockdown import Lockdown, managed_lockdown
-from .memo import decision_scope
+from .memo import current_memo, decision_scope
 from .modes import MODE_TABLE, ModePolicy
 from .protected import find_protected
 from .rules import (
@@ -54,8 +53,6 @@ if TYPE_CHECKING:
     from .settings import SettingsStore
 
 __all__ = ["PermissionEngine", "Middleware", "ToolResolver"]
-
-log = logging.getLogger(__name__)
 
 Next = Callable[["Tool", Mapping[str, Any], PermissionContext], PermissionDecision]
 Middleware = Callable[["Tool", Mapping[str, Any], PermissionContext, Next], PermissionDecision]
@@ -453,8 +450,13 @@ class PermissionEngine:
         except OSError as exc:  # the log is a record, not a gate: warn once, decide on
             if not self._audit_failed:
                 self._audit_failed = True
-                log.warning("cannot write the permission audit log %s: %s",
-                            getattr(self.audit, "path", "?"), exc)
+                # lazy: logging (with traceback, textwrap) loads only to warn; the engine
+                # decides every call of another agent's hook (``agenttools hook``)
+                import logging
+
+                logging.getLogger(__name__).warning(
+                    "cannot write the permission audit log %s: %s",
+                    getattr(self.audit, "path", "?"), exc)
 
     def record_answer(self, tool: "Tool", tool_input: Mapping[str, Any],
                       decision: PermissionDecision, answer: str,
@@ -675,18 +677,26 @@ class PermissionEngine:
         n = _STEP_NO[step]
         for later in STEPS[len(trace):]:
             trace.append(TraceStep(later, "skipped", f"decided at step {n} ({step})"))
-        suggestions: list[PermissionRule] = []
+        decision = PermissionDecision(behavior, message=message, reason=reason,
+                                      bypass_immune=bypass_immune, step=step, rule=rule,
+                                      rule_source=rule.source if rule is not None else None,
+                                      trace=trace)
         if tool_input is not None and not bypass_immune and context is not None:
-            suggestions = self._suggest(tool, tool_input, context, offered)
-        return PermissionDecision(behavior, message=message, reason=reason,
-                                  bypass_immune=bypass_immune, step=step, rule=rule,
-                                  rule_source=rule.source if rule is not None else None,
-                                  suggestions=suggestions, trace=trace)
+            # built when first read, with this decision's memo (the tool's analysis is reused)
+            memo = current_memo()
+            decision.suggest_later(
+                lambda: self._suggest(tool, tool_input, context, offered, memo))
+        return decision
 
     def _suggest(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
-                 offered: Sequence[Any]) -> list[PermissionRule]:
+                 offered: Sequence[Any], memo: dict[Any, Any] | None = None
+                 ) -> list[PermissionRule]:
         try:
-            raw = list(offered) or tool.suggest_rules(tool_input, context)
+            if offered:
+                raw = list(offered)
+            else:
+                with decision_scope(memo):
+                    raw = tool.suggest_rules(tool_input, context)
         except DeveloperOrientedException:
             raise
         except Exception:  # no suggestion is better than no decision

@@ -17,7 +17,7 @@ from ...permission.types import (
 )
 from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
-from .._files import default_backend
+from .._files import ToolBackend
 from .effects import path_effects as _path_effects
 from .plan import plan_for
 from .policy import (
@@ -71,12 +71,13 @@ class Bash(Tool):
     read_only = False
     concurrency_safe = False
     rule_argument = "command"
+    backend = ToolBackend()  # None: a LocalBackend made on first use
 
     def __init__(self, backend: "BackendBase | None" = None, *,
                  output_budget: int = DEFAULT_BUDGET_CHARS, offload_dir: str | None = None,
                  default_timeout_ms: int = DEFAULT_TIMEOUT_MS, shell: str = "/bin/bash",
                  sandbox: "SandboxController | None" = None):
-        self.backend = default_backend(backend)
+        self.backend = backend
         #: the session's sandbox (backends/sandbox.py): when enabled, commands run in bubblewrap
         self.sandbox = sandbox
         self.output_budget = output_budget
@@ -189,7 +190,7 @@ class Bash(Tool):
         stream = self.backend.exec_shell_stream([self.shell, "-c", command],
                                                 timeout=timeout_ms / 1000, **extra)
         try:
-            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+            async with contextlib.aclosing(stream):
                 async for item in stream:
                     if isinstance(item, ExecResult):
                         final = item
