@@ -7,9 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_setup.sh
 
-# Debian's Chromium for the browser tests (never `playwright install`), ripgrep for Grep.
-if [ ! -x /usr/bin/chromium ] || ! command -v rg >/dev/null 2>&1; then
-  apt_install chromium ripgrep
+# Debian's Chromium for the browser tests (never `playwright install`), ripgrep for Grep,
+# bubblewrap for the Bash sandbox (its tests run real sandboxes).
+if [ ! -x /usr/bin/chromium ] || ! command -v rg >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1; then
+  apt_install chromium ripgrep bubblewrap
 fi
 
 "$PY" -m pip install -q --disable-pip-version-check -e ".[test]"

@@ -87,12 +87,19 @@ class AgentSession:
         self.shell = shell
         self.config = config
         self.project_dir = Path(config.project_dir or os.getcwd()).expanduser().resolve()
+        from ..backends.sandbox import SandboxController
+
         self.backend = self._make_backend(config.backend)
+        self.settings = SettingsStore(self.project_dir)
+        # Bash's sandbox: the settings' "sandbox" key under this session's override
+        self.sandbox = SandboxController(
+            self.sandbox_policy, lambda: self.engine.context.all_working_directories,
+            project_root=str(self.project_dir),
+            extra_protect=(str(self.settings.user_dir), str(self.settings.path("managed"))))
         # the toolkit is built on first use (see `toolkit`): the built-in tools pull in the
         # shell and Python analyses (tree-sitter, the program tables), ~0.2 s that
         # `%load_ext` should not wait for
         self._toolkit: Any = None
-        self.settings = SettingsStore(self.project_dir)
         self.audit = AuditLog(self.project_dir / ".agenttools" / "audit.jsonl")
         self.engine = PermissionEngine(
             mode=config.mode or None, settings=self.settings, audit=self.audit,
@@ -129,6 +136,7 @@ class AgentSession:
 
             self._toolkit = Toolkit()
             for tool in default_tools(self.backend):
+                self._attach_sandbox(tool)
                 self._toolkit.add_tool(tool)
             install_notebook_tools(self)
         return self._toolkit
@@ -160,7 +168,22 @@ class AgentSession:
         for tool in default_tools(backend):
             if self.toolkit.find_tool(tool.name) is not None:
                 self.toolkit.remove_tool(tool.name)
+            self._attach_sandbox(tool)
             self.toolkit.add_tool(tool)
+
+    def _attach_sandbox(self, tool: Any) -> None:
+        if hasattr(tool, "sandbox") and tool.name == "Bash":
+            tool.sandbox = self.sandbox
+
+    def sandbox_policy(self) -> Any:
+        """The sandbox in force: the settings files' ``sandbox`` key (re-read when changed)
+        under ``AgentTools.sandbox`` (``%agent sandbox on|off``), the managed layer on top."""
+        from ..backends.sandbox_settings import policy_from_settings
+
+        self.settings.reload_if_changed()
+        return policy_from_settings(self.settings.merged, session=self.config.sandbox,
+                                    project_root=str(self.project_dir),
+                                    user_dir=str(self.settings.user_dir))
 
     def _mode_changed(self, change: dict) -> None:
         self.engine.mode = change["new"] or None  # None: the settings' mode
