@@ -318,16 +318,21 @@ async def _bash(tool: Bash, command: str) -> tuple[str, dict]:
     return response.text, response.metadata
 
 
+@pytest.mark.parametrize("bwrap,why", [("/nonexistent/bwrap", "not installed"),
+                                        ("broken", "user namespaces disabled")],
+                         ids=["missing", "no-user-namespaces"])
 @pytest.mark.parametrize("required", [True, False])
-async def test_required_refuses_when_bubblewrap_is_missing(place, required, monkeypatch):
+async def test_required_refuses_when_bubblewrap_is_missing(place, required, bwrap, why,
+                                                           broken_bwrap):
     home, project, outside = place
+    bwrap = broken_bwrap if bwrap == "broken" else bwrap
     controller = SandboxController(SandboxPolicy(enabled=True, required=required),
-                                   [str(project)], bwrap="/nonexistent/bwrap")
+                                   [str(project)], bwrap=bwrap)
     tool = Bash(local(project, home), sandbox=controller)
     text, meta = await _bash(tool, "touch ran; echo done")
     if required:
-        assert "sandbox is required" in text and "not installed" in text
-        assert not (project / "ran").exists()
+        assert "sandbox is required" in text and why in text
+        assert "done" not in text and not (project / "ran").exists()
     else:
         assert "ran without it" in text and "done" in text
         assert (project / "ran").exists()
