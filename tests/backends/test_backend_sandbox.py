@@ -376,3 +376,23 @@ async def test_jupyter_kernel_backend_runs_sandboxed_when_the_kernel_has_bwrap(
     assert r.timed_out and r.survivors == ()
     assert wait_dead(_sleepers(seconds), 2.0) == []
     await asyncio.sleep(0)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("required", [True, False])
+async def test_jupyter_kernel_backend_without_bwrap_refuses_or_says_so(remote, place, required):
+    """The remote side decides: a kernel whose machine lacks bubblewrap is probed as unavailable
+    (the engine gets no 'sandboxed' allow), and Bash refuses when the sandbox is required."""
+    home, project, outside = place
+    controller = SandboxController(SandboxPolicy(enabled=True, required=required), [],
+                                   bwrap="/nonexistent/bwrap")
+    assert controller.availability(remote)[0] is None  # not known before the probe
+    available, why = await controller.probe(remote)
+    assert not available and "not installed" in why, why
+    assert not controller.confines(remote)
+    text, meta = await _bash(Bash(remote, sandbox=controller), "touch ran; echo done")
+    if required:
+        assert "sandbox is required" in text and "done" not in text
+        assert not (project / "ran").exists()
+    else:
+        assert "ran without it" in text and "done" in text and (project / "ran").exists()
