@@ -34,6 +34,7 @@ BENCHMARKS = {
     "audit": "bench_audit",
     "sandbox": "bench_sandbox",
     "process-tree": "bench_process_tree",
+    "hook": "bench_hook",
 }
 
 

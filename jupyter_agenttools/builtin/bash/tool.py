@@ -6,8 +6,7 @@ import codecs
 import contextlib
 from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
 
-from ...backends.base import ExecResult
-from ...backends.supervisor import describe_processes
+from ...backends.base import ExecResult, describe_processes
 from ...permission.effects import PathEffect
 from ...permission.types import (
     PermissionBehavior,
@@ -17,7 +16,7 @@ from ...permission.types import (
 )
 from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
-from .._files import default_backend
+from .._files import ToolBackend
 from .effects import path_effects as _path_effects
 from .plan import plan_for
 from .policy import (
@@ -71,12 +70,13 @@ class Bash(Tool):
     read_only = False
     concurrency_safe = False
     rule_argument = "command"
+    backend = ToolBackend()  # None: a LocalBackend made on first use
 
     def __init__(self, backend: "BackendBase | None" = None, *,
                  output_budget: int = DEFAULT_BUDGET_CHARS, offload_dir: str | None = None,
                  default_timeout_ms: int = DEFAULT_TIMEOUT_MS, shell: str = "/bin/bash",
                  sandbox: "SandboxController | None" = None):
-        self.backend = default_backend(backend)
+        self.backend = backend
         #: the session's sandbox (backends/sandbox.py): when enabled, commands run in bubblewrap
         self.sandbox = sandbox
         self.output_budget = output_budget
