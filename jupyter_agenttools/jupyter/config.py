@@ -97,9 +97,15 @@ class AgentTools(Configurable):
         if value == "":
             return value
         try:
-            return PermissionMode.parse(value).value
+            mode = PermissionMode.parse(value).value
         except ValueError as exc:
             raise TraitError(str(exc)) from None
+        from ..permission.lockdown import managed_lockdown
+
+        why = managed_lockdown().why_not(mode)  # a session never overrides the managed layer
+        if why is not None:
+            raise TraitError(f"cannot use the {mode} mode: {why}")
+        return mode
 
     @validate("sandbox")
     def _check_sandbox(self, proposal):

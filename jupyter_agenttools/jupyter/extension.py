@@ -120,6 +120,12 @@ class AgentSession:
         from .state import kernel_id
 
         self._kernel_id = kernel_id() if shell is not None and hasattr(shell, "kernel") else None
+        if self._kernel_id is not None:  # no stale state file after the kernel exits
+            import atexit
+
+            from .state import remove_state
+
+            atexit.register(remove_state, self._kernel_id)
         config.observe(self._mode_changed, names=["mode"])
         config.observe(self._backend_changed, names=["backend"])
 
@@ -325,11 +331,11 @@ class AgentSession:
         return Agent(**kwargs)
 
     def conversation_length(self) -> int:
-        """How many earlier prompts the next %%agent continues (0: a fresh conversation)."""
+        """How many finished prompts the next %%agent continues (0: a fresh conversation)."""
         agent = self._agent
         if agent is None:
             return 0
-        return sum(1 for m in agent.messages if m.get("role") == "user")
+        return sum(1 for run in agent.runs if run.done)
 
     def reset_conversation(self) -> int:
         """``%agent reset``: the next run starts a fresh conversation; returns how many

@@ -216,6 +216,7 @@ class Bash(Tool):
                 "sandboxed": final.sandbox == "on"}
         if description:
             meta["description"] = description
+
         processes = describe_processes(final)
         if final.sandbox and final.sandbox != "on":
             yield ToolChunk.error(f"\n[The sandbox could not be set up ({final.sandbox}); the "
