@@ -13,7 +13,6 @@ propagates.
 
 from __future__ import annotations
 
-import logging
 import os
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -53,8 +52,6 @@ if TYPE_CHECKING:
     from .settings import SettingsStore
 
 __all__ = ["PermissionEngine", "Middleware", "ToolResolver"]
-
-log = logging.getLogger(__name__)
 
 Next = Callable[["Tool", Mapping[str, Any], PermissionContext], PermissionDecision]
 Middleware = Callable[["Tool", Mapping[str, Any], PermissionContext, Next], PermissionDecision]
@@ -410,8 +407,13 @@ class PermissionEngine:
         except OSError as exc:  # the log is a record, not a gate: warn once, decide on
             if not self._audit_failed:
                 self._audit_failed = True
-                log.warning("cannot write the permission audit log %s: %s",
-                            getattr(self.audit, "path", "?"), exc)
+                # lazy: logging (with traceback, textwrap) loads only to warn; the engine
+                # decides every call of another agent's hook (``agenttools hook``)
+                import logging
+
+                logging.getLogger(__name__).warning(
+                    "cannot write the permission audit log %s: %s",
+                    getattr(self.audit, "path", "?"), exc)
 
     def record_answer(self, tool: "Tool", tool_input: Mapping[str, Any],
                       decision: PermissionDecision, answer: str,
