@@ -26,7 +26,7 @@ from .effects import (
     effects_of,
     is_family_rule,
 )
-from .memo import decision_scope
+from .memo import current_memo, decision_scope
 from .modes import MODE_TABLE, ModePolicy
 from .protected import find_protected
 from .rules import (
@@ -634,18 +634,26 @@ class PermissionEngine:
         n = _STEP_NO[step]
         for later in STEPS[len(trace):]:
             trace.append(TraceStep(later, "skipped", f"decided at step {n} ({step})"))
-        suggestions: list[PermissionRule] = []
+        decision = PermissionDecision(behavior, message=message, reason=reason,
+                                      bypass_immune=bypass_immune, step=step, rule=rule,
+                                      rule_source=rule.source if rule is not None else None,
+                                      trace=trace)
         if tool_input is not None and not bypass_immune and context is not None:
-            suggestions = self._suggest(tool, tool_input, context, offered)
-        return PermissionDecision(behavior, message=message, reason=reason,
-                                  bypass_immune=bypass_immune, step=step, rule=rule,
-                                  rule_source=rule.source if rule is not None else None,
-                                  suggestions=suggestions, trace=trace)
+            # built when first read, with this decision's memo (the tool's analysis is reused)
+            memo = current_memo()
+            decision.suggest_later(
+                lambda: self._suggest(tool, tool_input, context, offered, memo))
+        return decision
 
     def _suggest(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
-                 offered: Sequence[Any]) -> list[PermissionRule]:
+                 offered: Sequence[Any], memo: dict[Any, Any] | None = None
+                 ) -> list[PermissionRule]:
         try:
-            raw = list(offered) or tool.suggest_rules(tool_input, context)
+            if offered:
+                raw = list(offered)
+            else:
+                with decision_scope(memo):
+                    raw = tool.suggest_rules(tool_input, context)
         except DeveloperOrientedException:
             raise
         except Exception:  # no suggestion is better than no decision

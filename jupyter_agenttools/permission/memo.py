@@ -18,13 +18,15 @@ _MEMO: ContextVar[dict[Any, Any] | None] = ContextVar("agenttools_decision_memo"
 
 
 @contextmanager
-def decision_scope() -> Iterator[dict[Any, Any]]:
-    """Open a fresh memo for one decision (nested scopes share the outer one)."""
+def decision_scope(memo: dict[Any, Any] | None = None) -> Iterator[dict[Any, Any]]:
+    """Open a fresh memo for one decision (nested scopes share the outer one). ``memo``:
+    re-open a finished decision's memo (its suggestions, built when first read)."""
     outer = _MEMO.get()
-    if outer is not None:
+    if outer is not None and memo is None:
         yield outer
         return
-    memo: dict[Any, Any] = {}
+    if memo is None:
+        memo = {}
     token = _MEMO.set(memo)
     try:
         yield memo

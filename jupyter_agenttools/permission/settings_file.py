@@ -159,7 +159,7 @@ def _compiled_validator() -> Any:
 
 def compiled_validator_source() -> str:
     """The text of ``COMPILED_VALIDATOR`` for the schema as it is now."""
-    import fastjsonschema
+    import fastjsonschema  # lazy: only to write the file (see _fast_validator)
 
     text = SCHEMA_PATH.read_text(encoding="utf-8")
     return (f'"""The settings schema compiled by fastjsonschema {fastjsonschema.VERSION}: '

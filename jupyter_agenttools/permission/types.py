@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import RuleSyntaxError
 
@@ -250,6 +250,29 @@ class PermissionDecision:
             "suggestions": [r.text for r in self.suggestions],
             "trace": [t.to_dict() for t in self.trace],
         }
+
+    def suggest_later(self, compute: Callable[[], list[PermissionRule]]) -> None:
+        """Build ``suggestions`` only when first read: most decisions are never shown to a
+        person, and suggesting (e.g. Bash's rule per sub-command) costs as much as deciding."""
+        self.__dict__["_suggest_later"] = compute
+
+
+def _get_suggestions(self: PermissionDecision) -> list[PermissionRule]:
+    compute = self.__dict__.pop("_suggest_later", None)
+    if compute is not None:
+        self.__dict__["_suggestions"] = compute()
+    return self.__dict__["_suggestions"]
+
+
+def _set_suggestions(self: PermissionDecision, value: list[PermissionRule]) -> None:
+    self.__dict__.pop("_suggest_later", None)
+    self.__dict__["_suggestions"] = value
+
+
+# a property over the dataclass field: __init__, replace(), ==, repr and to_dict() all go
+# through it, so a lazily built list looks exactly like one given at construction
+PermissionDecision.suggestions = property(  # type: ignore[assignment]
+    _get_suggestions, _set_suggestions)
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,7 @@ class Bash(Tool):
         stream = self.backend.exec_shell_stream([self.shell, "-c", command],
                                                 timeout=timeout_ms / 1000)
         try:
-            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+            async with contextlib.aclosing(stream):
                 async for item in stream:
                     if isinstance(item, ExecResult):
                         final = item
