@@ -1,7 +1,9 @@
-"""The ``agenttools`` command: ``check``, ``settings``, ``audit`` and ``hook``.
+"""The ``agenttools`` command: ``check``, ``settings``, ``trust``, ``audit`` and ``hook``.
 
-Errors are one clear line on stderr and exit status 2, never a traceback. ``hook`` is the
-exception to the exit-status rule: it follows each agent's documented hook contract
+Errors are one clear line on stderr and exit status 2, never a traceback. ``check`` of one
+call exits with the verdict: 0 ALLOW, 1 ASK, 3 DENY (2 stays a usage error: a bad option, an
+input that does not fit the tool's schema, a mode the managed settings forbid). ``hook`` is
+the exception to the exit-status rule: it follows each agent's documented hook contract
 (``hooks/``), and always answers, fail-closed, whatever went wrong.
 """
 
@@ -24,6 +26,8 @@ from .permission.types import STEPS, PermissionDecision
 __all__ = ["main", "build_parser"]
 
 _MODES = ("default", "accept_edits", "explore", "bypass", "dont_ask")
+#: ``agenttools check`` exit status per verdict (2 is a usage error)
+CHECK_EXIT = {"allow": 0, "ask": 1, "deny": 3}
 _ERRORS = (AgentToolsError, ValueError, TypeError, OSError)
 
 
@@ -91,7 +95,7 @@ def _prepare(tool: Any, *, mode: Any, rules: Any, cwd: Any, working_directories:
 
     if isinstance(tool, str):
         tool = _load_tool(tool)
-    engine, t = prepare(tool, mode=mode or "default", rules=rules, cwd=cwd,
+    engine, t = prepare(tool, mode=mode or None, rules=rules, cwd=cwd,
                         working_directories=working_directories or ())
     if project is not None:
         from .permission.settings import SettingsStore
@@ -136,13 +140,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     tool, tool_input = _check_one_input(args)
     engine, t = _prepare(tool, mode=args.mode, rules=_rules_from_args(args), cwd=args.cwd,
                          working_directories=args.working_dir, project=args.project)
+    from .gates.arguments import validate_input
+
+    validate_input(t, tool_input)  # gate 2 first: a call that cannot run is not judged
     d = engine.decide(t, tool_input)
     if args.json:
         out = {"tool": t.name, "input": tool_input, "mode": engine.mode.value, **d.to_dict()}
         print(json.dumps(out, ensure_ascii=False))
     else:
         _print_human(t.name, tool_input, engine.mode.value, d, sys.stdout)
-    return 0
+    return CHECK_EXIT.get(d.behavior.value, 1)  # (PASSTHROUGH never leaves the engine)
 
 
 def _read_lines(source: str) -> Iterator[str]:
@@ -307,6 +314,7 @@ def _cmd_settings(args: argparse.Namespace) -> int:
             print("additional directories:")
             for d in merged.additional_directories:
                 print(f"  {d}")
+        _print_held_back(merged, sys.stdout)
         return 0
     if action == "add":
         entry: Any = args.rule
@@ -338,6 +346,56 @@ def _cmd_settings(args: argparse.Namespace) -> int:
               f"{store.path(args.layer)}")
         return 0
     raise CLIError(f"unknown settings action {action!r}")  # pragma: no cover - argparse checks
+
+
+def _print_held_back(merged: Any, out: TextIO) -> None:
+    """Trust, lock-down and whatever the files say that does not count (never silently)."""
+    trust, lock = merged.trust, merged.lockdown
+    if trust is not None and trust.needed:
+        state = "trusted" if trust.trusted else ("CHANGED since trusted" if trust.changed
+                                                 else "NOT trusted")
+        print(f"project trust: {state} ({trust.project})", file=out)
+    if lock.active:
+        parts = [k for k, on in (("bypass disabled", lock.disable_bypass),
+                                 ("managed rules only", lock.managed_rules_only)) if on]
+        if lock.allowed_modes is not None:
+            parts.append("modes: " + ", ".join(m.value for m in lock.allowed_modes))
+        print(f"managed lock-down: {'; '.join(parts)}  (from {lock.source})", file=out)
+    if merged.ignored:
+        print("ignored (not in force):", file=out)
+        for item in merged.ignored:
+            value = item["value"] if isinstance(item["value"], str) else json.dumps(item["value"])
+            print(f"  {item['layer']:<8} {item['key']}: {value}  -- {item['why']}", file=out)
+
+
+# --- trust -----------------------------------------------------------------------------------
+
+
+def _cmd_trust(args: argparse.Namespace) -> int:
+    from .permission.settings import SettingsStore
+
+    store = SettingsStore(args.dir or os.getcwd(), user_dir=args.user_dir,
+                          managed_path=args.managed)
+    if args.revoke:
+        state = store.set_trust(False)
+        verb = "no longer trusted"
+    elif args.show:
+        state = store.current_trust()
+        verb = "trusted" if state.trusted else "not trusted"
+    else:
+        before = store.load()
+        held = [i for i in before.ignored if i["layer"] in ("project", "local")]
+        state = store.set_trust(True)
+        verb = "trusted"
+        if not args.json:
+            for item in held:
+                if "trust" in item["why"]:
+                    print(f"now in force: {item['layer']} {item['key']}: {item['value']}")
+    if args.json:
+        print(json.dumps(state.to_dict(), ensure_ascii=False))
+    else:
+        print(f"{state.project}: {verb} — {state.explain()}")
+    return 0
 
 
 # --- audit -----------------------------------------------------------------------------------
@@ -449,7 +507,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="decide a tool call and show why",
                        description="Decide one call (a Bash command after --, or --tool/--input)"
                                    " or every line of a JSONL file. One argument after -- is a "
-                                   "shell command line; several are an argv (quoted for you).")
+                                   "shell command line; several are an argv (quoted for you). "
+                                   "Exit status of one call: 0 ALLOW, 1 ASK, 3 DENY, 2 a usage "
+                                   "error (bad option or input, a mode the managed settings "
+                                   "forbid). --project DIR applies that project's settings as "
+                                   "they are trusted (see agenttools trust).")
     c.add_argument("--mode", choices=_MODES,
                    help="default: the project's mode with --project, else default")
     c.add_argument("--allow", action="append", metavar="RULE")
@@ -490,6 +552,21 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--layer", required=True, choices=("local", "project", "user"))
     m.add_argument("mode", choices=(*_MODES, "none"))
     s.set_defaults(func=_cmd_settings)
+
+    t = sub.add_parser("trust", help="trust a project's settings (its allow rules, mode and "
+                                     "additional directories count only then)",
+                       description="A project's .agenttools/settings.json and settings.local."
+                                   "json may always add deny and ask rules; their allow rules, "
+                                   "mode and additional_directories take effect once you trust "
+                                   "the folder. Trust is recorded in your user settings with a "
+                                   "hash: a changed file asks again.")
+    t.add_argument("dir", nargs="?", help="the project folder (default: current directory)")
+    t.add_argument("--revoke", action="store_true", help="forget the trust")
+    t.add_argument("--show", action="store_true", help="show the trust, change nothing")
+    t.add_argument("--user-dir", metavar="DIR", help="user settings folder")
+    t.add_argument("--managed", metavar="FILE", help="managed settings file")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=_cmd_trust)
 
     a = sub.add_parser("audit", help="show the audit log, newest first")
     a.add_argument("--project", metavar="DIR", help="project root (default: current directory)")

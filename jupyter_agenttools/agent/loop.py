@@ -97,7 +97,9 @@ class Agent:
 
     ``model``: a model object, or a spec for ``load_model`` ("openai:gpt-4.1-mini",
     "scripted"). ``toolkit``: a Toolkit (None → the built-in tools on ``backend``). ``engine``:
-    a PermissionEngine (None → default mode, no settings files). ``output_budget``: characters
+    a PermissionEngine; None → the engine of ``project`` (default: the current directory):
+    its settings layers, trust and lock-down, its audit log, and "Always allow" answers saved
+    to its ``.agenttools/settings.local.json``, as in the notebook. ``output_budget``: characters
     of one tool result the model sees; the rest is offloaded to a file under ``offload_dir``.
     ``tool_time_limit``: seconds a tool call without a limit of its own may run (None: no
     limit). The conversation (``messages``, OpenAI chat format) is kept across runs.
@@ -107,7 +109,8 @@ class Agent:
                  backend: Any = None, system_prompt: str | None = None, max_turns: int = 20,
                  output_budget: int = 30000, offload_dir: str | os.PathLike[str] | None = None,
                  middlewares: Sequence[Any] = (),
-                 tool_time_limit: float | None = DEFAULT_TOOL_TIME_LIMIT):
+                 tool_time_limit: float | None = DEFAULT_TOOL_TIME_LIMIT,
+                 project: str | os.PathLike[str] | None = None):
         self.model = load_model(model)
         self.backend = backend
         if toolkit is None:
@@ -119,7 +122,9 @@ class Agent:
         if engine is None:
             from ..permission.engine import PermissionEngine
 
-            engine = PermissionEngine(mode="default")
+            engine = PermissionEngine.for_project(project, tools=self.toolkit.find_tool)
+        elif project is not None:
+            raise UsageError("give either engine= or project= (the project's engine), not both")
         self.engine = engine
         self.system_prompt = system_prompt
         if not isinstance(max_turns, int) or max_turns < 1:

@@ -10,10 +10,21 @@ mode         PUT         ``{"layer", "mode"}`` (``mode: null`` clears the layer'
 audit        GET         ``?limit=&offset=&tool=&behavior=&kind=&outcome=&user=&agent=&since=``
                          newest first, read from the end of the log
 check        POST        ``{"tool", "input", "mode"?}`` → the decision and its trace
-                         (a what-if: never written to the audit log)
+                         (a what-if: never written to the audit log); an input that does not
+                         fit the tool's schema is a 400, like gate 2
+trust        GET         the project's trust: ``{"project", "trusted", "needed", "changed",
+                         "sha256", "trusted_sha256", "trusted_at", "ignored": [...]}``
+trust        POST        ``{"trusted": true|false, "sha256"?}`` trust the project's settings as
+                         they are (``sha256``: only if they still hash to what the person saw,
+                         else 409) or forget the trust
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
+kernels      GET         the running kernels and their agents (``panel_api.py``)
 notebook     GET, POST   the notebook tools' live document (see ``notebook_live.py``)
 ===========  ==========  =================================================================
+
+The settings routes (settings, rules, mode, audit, check, validate) take ``?project=<dir>``:
+the project of a running kernel whose settings the request reads or writes (default: the
+server's project).
 
 Every verb is ``@web.authenticated`` and ``@authorized`` on the resource ``agenttools``.
 Errors are JSON ``{"error": "..."}``: 413 for a body over MAX_BODY_BYTES (refused from its
@@ -21,9 +32,9 @@ Content-Length before it is read; a chunked one is counted and dropped), 400 for
 JSON, a key given twice, NaN, nesting beyond 64 levels, a lone surrogate, a missing key, a value
 that is not exactly one of its choices — ``"BYPASS"`` is not a mode —, a rule over
 MAX_RULE_CHARS, a rule that does not parse or fails its examples), 403 for the managed layer
-(read-only through the API)
-and refused authorization, 404 for removing a rule that is not there, 409 when a settings file
-on disk is corrupt (the message names the file and line). Writes go through
+(read-only through the API), a mode the managed settings forbid (``disable_bypass_mode``,
+``allowed_modes``) and refused authorization, 404 for removing a rule that is not there, 409
+when a settings file on disk is corrupt (the message names the file and line). Writes go through
 ``SettingsStore`` (file lock + atomic replace), run in a worker thread so a lock held by a
 kernel never stalls the server.
 
@@ -48,10 +59,12 @@ from ..errors import (
     RuleExampleError,
     RuleSyntaxError,
     SettingsError,
+    ToolArgumentsError,
     ToolNotFound,
 )
 from ..strict_json import loads as strict_loads
 from .notebook_live import live_edit, live_read
+from .panel_api import kernel_project_store, kernels_view, project_state
 
 __all__ = ["AUTH_RESOURCE", "ROUTES"]
 
@@ -114,7 +127,19 @@ class AgentToolsHandler(APIHandler):
 
     @property
     def store(self) -> Any:
-        return self.settings["agenttools_store"]
+        """The settings of the project this request is about: the server's own, or with
+        ``?project=<dir>`` the project of a running kernel (see ``jupyter/state.py``);
+        any other directory is a 400."""
+        default = self.settings["agenttools_store"]
+        project = self.get_query_argument("project", "").strip()
+        if not project or project == str(default.project_root):
+            return default
+        state = project_state(list(self.kernel_manager.list_kernel_ids()), project)
+        if state is None:
+            raise web.HTTPError(400, "unknown project %r: expected the server's project (%s) "
+                                     "or the project of a running kernel", project,
+                                str(default.project_root))
+        return kernel_project_store(self.settings, state)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         exc = kwargs.get("exc_info", (None, None, None))[1]
@@ -265,6 +290,7 @@ def settings_view(store: Any) -> dict[str, Any]:
 
     merged = store.load()
     layers, rules = [], []
+    held = {(i["layer"], i["key"], str(i["value"])): i["why"] for i in merged.ignored}
     for name in LAYERS:
         ls = merged.by_layer[name]
         layers.append({
@@ -277,12 +303,19 @@ def settings_view(store: Any) -> dict[str, Any]:
             item = rule.to_dict()
             item.update(layer=name, file=str(ls.path))
             item.pop("source", None)
+            why = held.get((name, rule.behavior.value, rule.text))
+            item.update(active=why is None, ignored_why=why)  # untrusted or locked down
             rules.append(item)
+    lock = merged.lockdown
     return {
         "project_root": str(store.project_root),
-        "mode": (merged.mode or PermissionMode.DEFAULT).value,
+        "mode": (merged.mode or lock.fallback_mode()).value,
         "mode_source": merged.mode_source,
         "modes": [m.value for m in PermissionMode],
+        "available_modes": [m.value for m in PermissionMode if lock.allows(m)],
+        "trust": None if merged.trust is None else merged.trust.to_dict(),
+        "lockdown": lock.to_dict(),
+        "ignored": list(merged.ignored),
         "layers": layers,
         "rules": rules,
         "additional_directories": list(merged.additional_directories),
@@ -343,6 +376,11 @@ class ModeHandler(AgentToolsHandler):
         if "mode" not in data:
             raise web.HTTPError(400, "missing 'mode' in the request body (null clears it)")
         mode = self.choice(data, "mode", [m.value for m in PermissionMode], required=False)
+        if mode is not None:
+            merged = await self.run(self.store.load)
+            why = merged.lockdown.why_not(mode)
+            if why is not None:
+                raise web.HTTPError(403, "cannot use the %s mode: %s", mode, why)
         await self.run(self.store.set_mode, layer, mode)
         view = await self.run(settings_view, self.store)
         self.reply({"layer": layer, "mode": mode, "file": str(self.store.path(layer)),
@@ -417,7 +455,10 @@ class CheckHandler(AgentToolsHandler):
         mode = self.choice(data, "mode", [m.value for m in PermissionMode], required=False)
         settings = await self.run(self.store.load)
         if mode is None:
-            mode = settings.mode.value if settings.mode is not None else "default"
+            mode = (settings.mode or settings.lockdown.fallback_mode()).value
+        why = settings.lockdown.why_not(mode)
+        if why is not None:
+            raise web.HTTPError(403, "cannot use the %s mode: %s", mode, why)
         decision = await self.run(self._check, tool if tool is not None else tool_name,
                                   tool_input, mode, settings)
         result = decision.to_dict()
@@ -431,7 +472,7 @@ class CheckHandler(AgentToolsHandler):
         try:
             return check(tool, tool_input, mode=mode, rules=list(settings.rules), cwd=root,
                          working_directories=settings.additional_directories)
-        except ToolNotFound as exc:
+        except (ToolNotFound, ToolArgumentsError) as exc:
             raise web.HTTPError(400, "%s", exc) from None
         except RuleExampleError as exc:  # a rule on disk that fails its own examples
             raise web.HTTPError(409, "%s", exc) from None
@@ -474,12 +515,57 @@ class NotebookHandler(AgentToolsHandler):
         self.reply(payload, status)
 
 
+class KernelsHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await kernels_view(self.settings, self.kernel_manager,
+                                      self.session_manager, self.run))
+
+
+class TrustHandler(AgentToolsHandler):
+    """Workspace trust of the server's project (``permission/trust.py``): the panel's "Trust
+    this folder" button POSTs here."""
+
+    def view(self) -> dict[str, Any]:
+        merged = self.store.load()
+        state = merged.trust.to_dict() if merged.trust is not None else {}
+        state["explanation"] = merged.trust.explain() if merged.trust is not None else ""
+        state["ignored"] = [i for i in merged.ignored if i["layer"] in ("project", "local")]
+        return state
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await self.run(self.view))
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        data = self.body()
+        trusted = data.get("trusted", True)
+        if not isinstance(trusted, bool):
+            raise web.HTTPError(400, "'trusted' must be true or false, got %r", trusted)
+        digest = data.get("sha256")
+        if digest is not None and not isinstance(digest, str):
+            raise web.HTTPError(400, "'sha256' must be a string")
+        current = await self.run(self.store.current_trust)
+        if trusted and digest is not None and digest != current.digest:
+            raise web.HTTPError(409, "the project's settings changed since they were shown "
+                                     "(sha256 %s, now %s): look at them again", digest,
+                                current.digest)
+        await self.run(self.store.set_trust, trusted)
+        self.reply(await self.run(self.view))
+
+
 ROUTES = [
     ("settings", SettingsHandler),
+    ("trust", TrustHandler),
     ("rules", RulesHandler),
     ("mode", ModeHandler),
     ("audit", AuditHandler),
     ("check", CheckHandler),
     ("validate", ValidateHandler),
     ("notebook", NotebookHandler),
+    ("kernels", KernelsHandler),
 ]

@@ -21,6 +21,7 @@ from IPython.display import display
 
 from ..errors import AgentToolsError
 from ..errors import UsageError as CoreUsageError
+from . import sandbox_command  # noqa: F401  (registers %agent sandbox)
 from .commands import (
     SUBCOMMANDS,
     argument,
@@ -75,6 +76,10 @@ def _mode(magics: "AgentMagics", args: Any) -> None:
             guess = suggest(args.mode, list(MODES))
             hint = f"; did you mean {guess!r}?" if guess else ""
             raise UsageError(f"{exc}{hint}") from None
+        try:
+            s.engine.check_mode(mode)  # the managed lock-down (disable_bypass_mode, …)
+        except AgentToolsError as exc:
+            raise UsageError(str(exc)) from None
         s.config.mode = mode  # the observer sets the engine's mode
         s.engine.mode = mode
     print(f"mode: {s.engine.mode} ({s.mode_source()})")
@@ -151,7 +156,48 @@ def _rules(magics: "AgentMagics", args: Any) -> Table:
     order = {"deny": 0, "ask": 1, "allow": 2}
     rules = sorted(s.engine.rules, key=lambda r: order.get(str(r.behavior), 3))
     rows = [[str(r.behavior), r.text, _source(s, r.source)] for r in rules]
-    return Table(["behavior", "rule", "source"], rows, title=f"rules (mode {s.engine.mode})")
+    merged = s.settings.merged
+    for item in merged.ignored:  # held back (untrusted project, lock-down): shown, not hidden
+        value = item["value"] if isinstance(item["value"], str) else json.dumps(item["value"])
+        rows.append([f"{item['key']} (ignored)", value,
+                     f"{_source(s, item['file'])}: {item['why']}"])
+    title = f"rules (mode {s.engine.mode})"
+    if merged.trust is not None and merged.trust.needed and not merged.trust.trusted:
+        title += " — project settings not trusted: %agent trust"
+    return Table(["behavior", "rule", "source"], rows, title=title)
+
+
+@subcommand("trust", "trust this project's settings files (their allow rules, mode and "
+                     "directories count only then)",
+            examples=["%agent trust", "%agent trust --show", "%agent trust --revoke"],
+            details="A project's .agenttools/settings.json and settings.local.json may always "
+                    "add deny and ask rules; their allow rules, mode and "
+                    "additional_directories take effect once you trust the folder. The trust "
+                    "is kept in your user settings with a hash of those parts: a change asks "
+                    "again (your own 'Always allow' answers keep it).")
+@argument("--show", action="store_true", help="show the trust, change nothing")
+@argument("--revoke", action="store_true", help="forget the trust of this project")
+def _trust(magics: "AgentMagics", args: Any) -> Table:
+    s = magics.session
+    before = s.settings.load()
+    held = [i for i in before.ignored if i["layer"] in ("project", "local")
+            and "trust" in i["why"]]
+    if args.revoke:
+        state = s.settings.set_trust(False)
+    elif args.show:
+        state = s.settings.current_trust()
+    else:
+        state = s.settings.set_trust(True)
+    s.settings.reload_if_changed()
+    s.publish_state()
+    verb = "shown" if args.show else ("no longer trusted" if args.revoke else "trusted")
+    rows = [["project", state.project], ["trusted", "yes" if state.trusted else "no"],
+            ["why", state.explain()]]
+    if not args.show and not args.revoke:
+        rows += [["now in force", f"{i['layer']} {i['key']}: {i['value']}"] for i in held]
+    elif not state.trusted:
+        rows += [["ignored", f"{i['layer']} {i['key']}: {i['value']}"] for i in held]
+    return Table(["what", "value"], rows, title=f"project trust ({verb})")
 
 
 @subcommand("check", "what the engine would decide, with its six-step trace (runs nothing)",

@@ -87,7 +87,7 @@ def _resolve(tool: "Tool | str") -> "Tool":
     return tool
 
 
-def prepare(tool: "Tool | str", *, mode: PermissionMode | str = "default",
+def prepare(tool: "Tool | str", *, mode: PermissionMode | str | None = None,
             rules: Mapping[str, Iterable[Any]] | Iterable[PermissionRule] | None = None,
             cwd: str | os.PathLike[str] | None = None,
             working_directories: Iterable[str | os.PathLike[str]] = ()
@@ -98,25 +98,35 @@ def prepare(tool: "Tool | str", *, mode: PermissionMode | str = "default",
         else os.getcwd()
     dirs = tuple(os.path.normpath(os.path.join(base, os.path.expanduser(os.fspath(d))))
                  for d in working_directories)
-    m = PermissionMode.parse(mode)
-    context = PermissionContext(mode=m, cwd=base, working_directories=dirs)
-
     def resolver(name: str) -> "Tool | None":
         return t if name == t.name else builtin_tool(name)
 
-    engine = PermissionEngine(mode=m, rules=rules or (), context=context, tools=resolver)
+    # None: the mode nobody chose (default, or what the managed lock-down allows); a mode the
+    # managed settings forbid raises ModeUnavailable here
+    engine = PermissionEngine(mode=None if mode is None else PermissionMode.parse(mode),
+                              rules=rules or (), tools=resolver,
+                              context=PermissionContext(cwd=base, working_directories=dirs))
+    engine.context = engine.context.with_(mode=engine.mode)
     return engine, t
 
 
 def check(tool: "Tool | str", tool_input: Mapping[str, Any], *,
-          mode: PermissionMode | str = "default",
+          mode: PermissionMode | str | None = None,
           rules: Mapping[str, Iterable[Any]] | Iterable[PermissionRule] | None = None,
           cwd: str | os.PathLike[str] | None = None,
           working_directories: Iterable[str | os.PathLike[str]] = ()) -> PermissionDecision:
     """Decide one call. ``rules``: ``{"allow": [...], "ask": [...], "deny": [...]}`` (strings
-    or ``{"rule", "examples", "counter_examples"}``) or a list of PermissionRule."""
+    or ``{"rule", "examples", "counter_examples"}``) or a list of PermissionRule. ``mode``: None
+    is ``default`` (or the mode the managed lock-down allows).
+
+    The input goes through gate 2 first, as in an agent: one that does not fit the tool's schema
+    (a missing ``file_path``, a pattern that is not a string) raises ToolArgumentsError instead
+    of being judged — the check never guesses a default path."""
     if not isinstance(tool_input, Mapping):
         raise TypeError(f"expected the tool input as a dict, got {type(tool_input).__name__}")
     engine, t = prepare(tool, mode=mode, rules=rules, cwd=cwd,
                         working_directories=working_directories)
+    from ..gates.arguments import validate_input
+
+    validate_input(t, dict(tool_input))
     return engine.decide(t, tool_input)

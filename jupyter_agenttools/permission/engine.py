@@ -26,6 +26,7 @@ from .effects import (
     effects_of,
     is_family_rule,
 )
+from .lockdown import Lockdown, managed_lockdown
 from .memo import current_memo, decision_scope
 from .modes import MODE_TABLE, ModePolicy
 from .protected import find_protected
@@ -160,7 +161,10 @@ class PermissionEngine:
         self.audit = audit
         self._audit_failed = False
         self.session = session or uuid.uuid4().hex[:12]
-        self._mode: PermissionMode | None = None if mode is None else PermissionMode.parse(mode)
+        self._lock: Lockdown | None = None
+        self._mode: PermissionMode | None = None
+        if mode is not None:
+            self.mode = mode  # through the managed lock-down
         if context is None:
             root = str(settings.project_root) if settings is not None else None
             context = PermissionContext(cwd=os.getcwd(), project_root=root)
@@ -178,6 +182,23 @@ class PermissionEngine:
             self._session_rules.append(r)
         for mw in middlewares:
             self.add_middleware(mw)
+
+    @classmethod
+    def for_project(cls, project: "str | os.PathLike[str] | None" = None, *,
+                    mode: PermissionMode | str | None = None, tools: Any = None,
+                    audit: bool = True, **kw: Any) -> "PermissionEngine":
+        """The engine of a project folder (default: the current directory), as the notebook
+        builds it: its four settings layers (trust and the managed lock-down included), its
+        ``.agenttools/audit.jsonl`` (``audit=False``: none), the cwd and the project root as
+        working directories. "Always allow" answers persist to its
+        ``.agenttools/settings.local.json``."""
+        from .settings import SettingsStore
+
+        store = SettingsStore(os.fspath(project) if project is not None else os.getcwd())
+        log = store.audit_path if audit else None
+        context = kw.pop("context", None) or PermissionContext(
+            cwd=os.getcwd(), project_root=str(store.project_root))
+        return cls(mode=mode, settings=store, audit=log, context=context, tools=tools, **kw)
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -212,17 +233,32 @@ class PermissionEngine:
         return self._current_mode()
 
     def _current_mode(self) -> PermissionMode:
-        if self._mode is not None:
-            return self._mode
+        lock = self.lockdown
+        if self._mode is not None and lock.allows(self._mode):
+            return self._mode  # (a session mode the managed file forbade since is dropped)
         if self.settings is not None:
-            m = self.settings.merged.mode
+            m = self.settings.merged.mode  # lower layers' forbidden modes are held back
             if m is not None:
                 return m
-        return PermissionMode.DEFAULT
+        return lock.fallback_mode()
 
     @mode.setter
     def mode(self, value: PermissionMode | str | None) -> None:
-        self._mode = None if value is None else PermissionMode.parse(value)
+        """Set this session's mode (None: follow the settings). A mode the managed settings
+        forbid raises ModeUnavailable: a session never overrides the managed layer."""
+        self._mode = None if value is None else self.lockdown.check_mode(value)
+
+    @property
+    def lockdown(self) -> Lockdown:
+        """The managed lock-down in force (the settings' managed layer, else the managed file)."""
+        if self.settings is not None:
+            return self.settings.merged.lockdown
+        return managed_lockdown()
+
+    def check_mode(self, mode: PermissionMode | str) -> PermissionMode:
+        """``mode`` parsed, or ModeUnavailable when the managed settings forbid it."""
+        self._refresh_settings()
+        return self.lockdown.check_mode(mode)
 
     @property
     def context(self) -> PermissionContext:
@@ -286,7 +322,8 @@ class PermissionEngine:
 
     def _all_rules(self) -> list[PermissionRule]:
         settings_rules = self.settings.merged.rules if self.settings is not None else []
-        return [*self._session_rules, *settings_rules]
+        # managed_rules_only holds back the session's allow rules too
+        return [*self.lockdown.filter_rules(self._session_rules), *settings_rules]
 
     def add_rule(self, rule: PermissionRule | str, layer: str | None = None) -> PermissionRule:
         """Add a rule to session memory (``layer=None``) or write it to a settings layer
@@ -338,6 +375,10 @@ class PermissionEngine:
     def _refresh_settings(self) -> None:
         if self.settings is not None and self.settings.reload_if_changed():
             self._index = None
+        lock = self.lockdown
+        if lock is not self._lock:  # a changed managed file: rebuild what it filters
+            self._lock = lock
+            self._index = None
 
     def _build_index(self) -> _RuleIndex:
         rules = self._all_rules()
@@ -371,6 +412,8 @@ class PermissionEngine:
         self._refresh_settings()
         if self._index is None:
             self._index = self._build_index()
+        if mode is not None:
+            mode = self.lockdown.check_mode(mode)
         if context is None:
             ctx = self.context
             if mode is not None:

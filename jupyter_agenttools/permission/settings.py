@@ -19,6 +19,7 @@ parse nor writes one the next load would refuse.
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import stat
 import tempfile
@@ -28,9 +29,19 @@ from typing import Any, Callable
 
 from ..errors import RuleSyntaxError, SettingsError
 from ..strict_json import line_of
+from .lockdown import Lockdown
 from .rules import load_rule
 from .settings_file import parse as parse_file
 from .settings_file import read_text, serialize
+from .trust import (
+    TRUST_LAYERS,
+    TrustState,
+    forget_trust,
+    hold_back,
+    record_trust,
+    trust_digest,
+    trust_state,
+)
 from .types import PermissionBehavior, PermissionMode, PermissionRule
 
 __all__ = [
@@ -119,6 +130,10 @@ class MergedSettings:
     rules: list[PermissionRule] = field(default_factory=list)
     additional_directories: tuple[str, ...] = ()
     by_layer: dict[str, LayerSettings] = field(default_factory=dict)
+    #: what the files say but does not count, each with the reason (trust.py, lockdown.py)
+    ignored: list[dict[str, Any]] = field(default_factory=list)
+    trust: TrustState | None = None
+    lockdown: Lockdown = field(default_factory=Lockdown)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -128,6 +143,9 @@ class MergedSettings:
             "additional_directories": list(self.additional_directories),
             "files": {name: {"path": str(ls.path), "exists": ls.exists}
                       for name, ls in self.by_layer.items()},
+            "ignored": list(self.ignored),
+            "trust": None if self.trust is None else self.trust.to_dict(),
+            "lockdown": self.lockdown.to_dict(),
         }
 
 
@@ -263,12 +281,19 @@ class SettingsStore:
             path = self._paths[layer]
             data, text = _read_raw(path)
             base = self.user_dir if layer == "user" else self.project_root
-            ls = _parse_layer(layer, path, data, text, base)
-            merged.by_layer[layer] = ls
-            if merged.mode is None and ls.mode is not None:
-                merged.mode, merged.mode_source = ls.mode, str(path)
-            merged.rules.extend(ls.rules)
-            for d in ls.additional_directories:
+            merged.by_layer[layer] = _parse_layer(layer, path, data, text, base)
+        # trust (the project's own layers) and the managed lock-down decide what counts
+        merged.lockdown = Lockdown.from_data(merged.by_layer["managed"].data,
+                                             str(self._paths["managed"]))
+        merged.trust = self._trust_state(merged.by_layer)
+        for layer in LAYERS:
+            ls = merged.by_layer[layer]
+            rules, mode, extra, ignored = hold_back(layer, ls, merged.trust, merged.lockdown)
+            merged.ignored.extend(ignored)
+            if merged.mode is None and mode is not None:
+                merged.mode, merged.mode_source = mode, str(ls.path)
+            merged.rules.extend(rules)
+            for d in extra:
                 dirs.setdefault(d, None)
         merged.additional_directories = tuple(dirs)
         self._merged, self._signature = merged, sig
@@ -291,8 +316,50 @@ class SettingsStore:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def _modify(self, layer: str, change: Callable[[dict[str, Any], LayerSettings], Any]
-                ) -> Any:
+    def _trust_state(self, layers: dict[str, LayerSettings]) -> TrustState:
+        return trust_state(self.project_root, {name: layers[name].data for name in TRUST_LAYERS},
+                           layers["user"].data, str(self._paths["user"]))
+
+    def current_trust(self) -> TrustState:
+        """The project's trust as the files on disk say now."""
+        layers = {}
+        for layer in (*TRUST_LAYERS, "user"):
+            data, text = _read_raw(self._paths[layer])
+            layers[layer] = LayerSettings(layer, self._paths[layer], text is not None, data=data)
+        return self._trust_state(layers)
+
+    def set_trust(self, trusted: bool = True, digest: str | None = None) -> TrustState:
+        """Trust the project's settings as they are now (or ``digest``), recorded in the user
+        layer; ``trusted=False`` forgets the folder."""
+        state = self.current_trust()
+
+        def change(data: dict[str, Any], parsed: LayerSettings) -> Any:
+            if trusted:
+                record_trust(data, self.project_root, digest or state.digest)
+                return True
+            return True if forget_trust(data, self.project_root) else _UNCHANGED
+
+        self._modify("user", change, whole=True)
+        return self.current_trust()
+
+    def _modify(self, layer: str, change: Callable[[dict[str, Any], LayerSettings], Any],
+                *, whole: bool = False) -> Any:
+        return self._modify_file(layer, change, whole)
+
+    def _keep_trust(self, layer: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+        """Before a project layer is replaced (its lock held): our own write for the user keeps
+        a trusted folder trusted (trust.py). Lock order: the project file, then the user file."""
+        other = next(name for name in TRUST_LAYERS if name != layer)
+        other_data = _read_raw(self._paths[other])[0]
+        user_data = _read_raw(self._paths["user"])[0]
+        before = trust_state(self.project_root, {layer: old, other: other_data}, user_data)
+        after = trust_digest({layer: new, other: other_data})
+        if before.trusted and after != before.digest:
+            self._modify_file("user", lambda data, _parsed: record_trust(
+                data, self.project_root, after), True)
+
+    def _modify_file(self, layer: str, change: Callable[[dict[str, Any], LayerSettings], Any],
+                     whole: bool) -> Any:
         path = self.path(layer)
         if layer not in WRITABLE_LAYERS:
             raise SettingsError(path, f"the {layer} layer is read-only")
@@ -314,10 +381,14 @@ class SettingsStore:
             parsed = _parse_layer(layer, path, data, text, base)
             had_permissions = "permissions" in data
             perms = data.setdefault("permissions", {})
-            result = change(perms, parsed)
+            old = copy.deepcopy(data) if layer in TRUST_LAYERS else None
+            result = change(data if whole else perms, parsed)
             if result is not _UNCHANGED:
                 if not perms and not had_permissions:
                     del data["permissions"]
+                if old is not None:
+                    serialize(path, data)  # refused first (NaN, a lone surrogate…), then trust
+                    self._keep_trust(layer, old, data)
                 _atomic_write(path, target, data)
         return None if result is _UNCHANGED else result
 

@@ -34,6 +34,10 @@ def project(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENTTOOLS_USER_DIR", str(tmp_path / "user"))
     monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
     monkeypatch.setitem(PROJECT_CWD, "cwd", str(root))
+    # the person trusts their project's settings (`agenttools trust`): its allow rules count
+    from jupyter_agenttools.permission.settings import SettingsStore
+
+    SettingsStore(root).set_trust()
     return root
 
 

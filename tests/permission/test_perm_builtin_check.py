@@ -117,6 +117,6 @@ def test_cli_one_bash_command(project):
     r = subprocess.run([sys.executable, "-m", "jupyter_agenttools.cli", "check", "--cwd",
                         str(project), "--deny", "Bash(git push:*)", "--", "cd src && git push"],
                        capture_output=True, text=True, env=env, timeout=120)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 3, r.stderr  # DENY
     assert "decision: DENY at step 1 (deny_rules)" in r.stdout
     assert "rule: deny Bash(git push:*)" in r.stdout

@@ -105,7 +105,7 @@ def test_check_one_command_prints_the_six_step_trace():
 def test_check_json_output():
     r = run("check", "--mode", "dont_ask", "--json", "--tool", "perm_tools:Judge",
             "--input", '{"text": "k", "verdict": "safety"}')
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 3, r.stderr  # DENY
     d = json.loads(r.stdout)
     assert (d["behavior"], d["step"], d["bypass_immune"], d["mode"]) == (
         "deny", "tool_check", True, "dont_ask")
@@ -205,6 +205,12 @@ def test_check_with_project_settings(tmp_path):
     (agent_dir / "settings.json").write_text(json.dumps(
         {"permissions": {"mode": "dont_ask", "allow": ["Judge(ok)"]}}))
     args = ["check", "--project", str(tmp_path), "--json", "--tool", "perm_tools:Judge"]
+    # not trusted yet: the project's allow rule and mode are shown as ignored, not applied
+    r = run(*args, "--input", '{"text": "ok"}', env=env)
+    d = json.loads(r.stdout)
+    assert (d["behavior"], d["mode"], r.returncode) == ("ask", "default", 1)
+    r = run("trust", str(tmp_path), env=env)
+    assert r.returncode == 0 and "now in force: project allow: Judge(ok)" in r.stdout, r.stderr
     d = json.loads(run(*args, "--input", '{"text": "ok"}', env=env).stdout)
     assert (d["behavior"], d["mode"], d["rule_source"]) == (
         "allow", "dont_ask", str(agent_dir / "settings.json"))

@@ -59,6 +59,7 @@ def test_merge_scalars_highest_wins_and_rules_keep_their_file(store):
                                        additional_directories=["data", "/abs/dir"]))
     write(store.path("local"), perms(deny=["Judge(l)"]))
     write(store.path("managed"), perms(ask=["Judge(m)"]))
+    store.set_trust()  # the project's allow rules, mode and directories count once trusted
     merged = store.load()
     assert merged.mode is PermissionMode.DONT_ASK
     assert merged.mode_source == str(store.path("project"))
@@ -80,6 +81,7 @@ def test_deny_anywhere_beats_allow_anywhere(store, deny_layer, allow_layer):
     files[deny_layer]["deny"].append("Judge(git push*)")
     for layer, p in files.items():
         write(store.path(layer), perms(**p))
+    store.set_trust()
     engine = PermissionEngine(settings=store, mode="bypass")
     d = engine.decide(Judge(), {"text": "git push origin", "verdict": "allow"})
     assert (d.behavior, d.step, d.rule.text) == (B.DENY, "deny_rules", "Judge(git push*)")
@@ -90,6 +92,7 @@ def test_deny_anywhere_beats_allow_anywhere(store, deny_layer, allow_layer):
 
 def test_engine_mode_follows_settings_unless_set(store):
     write(store.path("project"), perms(mode="explore"))
+    store.set_trust()
     engine = PermissionEngine(settings=store)
     assert engine.mode is PermissionMode.EXPLORE
     assert engine.context.mode is PermissionMode.EXPLORE
@@ -101,6 +104,7 @@ def test_engine_mode_follows_settings_unless_set(store):
 
 def test_additional_directories_extend_the_context(store):
     write(store.path("project"), perms(additional_directories=["../shared"]))
+    store.set_trust()
     engine = PermissionEngine(settings=store)
     shared = str(store.project_root / "../shared")
     assert shared in engine.context.working_directories
@@ -120,7 +124,10 @@ def test_add_remove_set_mode_write_the_right_file(store):
     assert json.loads(store.path("local").read_text()) == perms(allow=["Judge(a)"])
     assert json.loads(store.path("project").read_text()) == perms(
         deny=[{"rule": "Judge(b)", "examples": ["b"]}], mode="accept_edits")
-    assert json.loads(store.path("user").read_text()) == perms(ask=["Judge(c)"])
+    user = json.loads(store.path("user").read_text())
+    assert user["permissions"] == {"ask": ["Judge(c)"]}
+    # our own writes to a project that needed no trust keep it trusted (trust.py)
+    assert store.current_trust().trusted and str(store.project_root) in user["trusted_projects"]
     assert store.remove_rule("local", "allow", "Judge( a )".replace(" ", "")) is True
     assert store.remove_rule("local", "allow", "Judge(a)") is False
     store.set_mode("project", None)
@@ -198,13 +205,16 @@ def test_changes_on_disk_apply_without_restart(store):
     engine = PermissionEngine(settings=store)
     judge = Judge()
     assert engine.decide(judge, {"text": "deploy"}).behavior is B.ASK
-    # another process (a second kernel, an editor) changes the file
+    # another process (a second kernel, an editor) changes the file; the user trusts it
     write(store.path("project"), perms(allow=["Judge(deploy)"]))
+    assert engine.decide(judge, {"text": "deploy"}).behavior is B.ASK  # not trusted yet
+    store.set_trust()
     assert engine.decide(judge, {"text": "deploy"}).behavior is B.ALLOW
     write(store.path("user"), perms(deny=["Judge(dep*)"]))
     assert engine.decide(judge, {"text": "deploy"}).behavior is B.DENY
     os.unlink(store.path("user"))
     write(store.path("project"), perms(mode="dont_ask"))
+    store.set_trust()
     assert engine.decide(judge, {"text": "deploy"}).behavior is B.DENY
     assert engine.mode is PermissionMode.DONT_ASK
     assert store.reload_if_changed() is False  # nothing changed since: just a stat
@@ -227,6 +237,7 @@ def test_engine_add_rule_writes_to_a_layer_and_checks_examples(store):
 def test_rule_with_failing_examples_in_a_file_is_rejected_naming_the_file(store):
     write(store.path("project"), perms(allow=[{"rule": "Judge(git *)",
                                                "examples": ["git status", "svn up"]}]))
+    store.set_trust()
     engine = PermissionEngine(settings=store, tools=[Judge()])
     with pytest.raises(RuleExampleError) as exc:
         engine.decide(Judge(), {"text": "git status"})

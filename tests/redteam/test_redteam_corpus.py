@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import jupyter_agenttools
-from jupyter_agenttools.permission.types import PermissionBehavior
+from jupyter_agenttools.errors import ToolArgumentsError
+from jupyter_agenttools.permission.types import PermissionBehavior, PermissionDecision
 
 CORPUS = Path(__file__).with_name("redteam.jsonl")
 ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()
@@ -67,7 +68,10 @@ def workdir(tmp_path_factory):
 
 def decide(row_or_input, workdir: str, mode: str = "default", **kw):
     tool_input = row_or_input["input"] if "input" in row_or_input else row_or_input
-    return jupyter_agenttools.check("Bash", tool_input, mode=mode, cwd=workdir, **kw)
+    try:
+        return jupyter_agenttools.check("Bash", tool_input, mode=mode, cwd=workdir, **kw)
+    except ToolArgumentsError as exc:  # refused by gate 2 before any permission check (#13)
+        return PermissionDecision.deny(str(exc))
 
 
 def test_corpus_shape():

@@ -45,8 +45,19 @@ def test_settings_lists_every_rule_with_its_layer_and_file(api, files, tmp_path)
                                       "additional_directories": ["../shared"]})
     write_settings(files["user"], {"allow": [{"rule": "Bash(ls:*)", "examples": ["ls -la"]}],
                                    "mode": "bypass"})
+    # the project's own files are not trusted yet: their allow rule, modes and directory are
+    # listed as ignored (never silently dropped); trusting the folder puts them in force
     status, data = api("GET", "settings")
-    assert status == 200
+    assert status == 200 and data["trust"]["trusted"] is False
+    assert {(i["layer"], i["key"]) for i in data["ignored"]} == {
+        ("local", "allow"), ("local", "mode"), ("project", "mode"),
+        ("project", "additional_directories")}
+    assert [r["active"] for r in data["rules"] if r["layer"] == "local"] == [False]
+    assert data["mode"] == "bypass"  # the user's
+    status, trust = api("POST", "trust", {"trusted": True, "sha256": data["trust"]["sha256"]})
+    assert status == 200 and trust["trusted"] is True
+    status, data = api("GET", "settings")
+    assert status == 200 and data["ignored"] == [] and all(r["active"] for r in data["rules"])
     got = {(r["rule"], r["behavior"], r["layer"], r["file"]) for r in data["rules"]}
     assert got == {
         ("Bash(curl:*)", "deny", "managed", str(files["managed"])),
@@ -93,7 +104,9 @@ def test_add_rule_writes_that_layers_file(api, files, layer, behavior):
         ("Bash(npm test)", behavior, layer)}
     for other in ("local", "project", "user"):
         if other != layer:
-            assert not files[other].exists()
+            # our own allow rule in a project layer keeps the project trusted (user file)
+            assert not files[other].exists() or (
+                other == "user" and "permissions" not in read(files[other]))
 
 
 def test_add_rule_keeps_other_keys_and_does_not_duplicate(api, files):
@@ -342,6 +355,7 @@ def test_check_sees_a_rule_added_through_the_api(api, files):
 def test_check_mode_ladder(api, files, settings_mode, body_mode, expected):
     if settings_mode:
         write_settings(files["project"], {"mode": settings_mode})
+        assert api("POST", "trust", {"trusted": True})[0] == 200  # a project mode needs trust
     body = {"tool": "Bash", "input": "npm publish"}
     if body_mode:
         body["mode"] = body_mode
