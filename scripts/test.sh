@@ -15,6 +15,10 @@ fi
 
 "$PY" -m pip install -q --disable-pip-version-check -e ".[test]"
 
+# Lint first (configuration in pyproject.toml): a failure here stops the run.
+"$PY" -m ruff check .
+"$PY" -m mypy
+
 # Unit, kernel, server and browser tests; then the tutorials, freshly executed, under nbval.
 "$PY" -m pytest tests "$@"
 "$PY" -m pytest -p no:cacheprovider --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg
