@@ -166,8 +166,13 @@ class PermissionEngine:
         self.session = session or uuid.uuid4().hex[:12]
         self._lock: Lockdown | None = None
         self._mode: PermissionMode | None = None
-        if mode is not None:
-            self.mode = mode  # through the managed lock-down
+        if mode is not None:  # through the managed lock-down
+            try:
+                lock = self.lockdown
+            except SettingsError:  # a broken project file is reported at the first decision
+                lock = managed_lockdown(settings.path("managed")) if settings is not None \
+                    else managed_lockdown()
+            self._mode = lock.check_mode(mode)
         if context is None:
             root = str(settings.project_root) if settings is not None else None
             context = PermissionContext(cwd=os.getcwd(), project_root=root)
@@ -249,6 +254,8 @@ class PermissionEngine:
     def mode(self, value: PermissionMode | str | None) -> None:
         """Set this session's mode (None: follow the settings). A mode the managed settings
         forbid raises ModeUnavailable: a session never overrides the managed layer."""
+        if value is not None and self.settings is not None:
+            self._refresh_settings()  # the managed file as it is now
         self._mode = None if value is None else self.lockdown.check_mode(value)
 
     @property
