@@ -506,6 +506,13 @@ class PermissionEngine:
                 continue  # applied by effect below, like every other tool's
             if rule_matches(r, tool, tool_input, context):
                 return r, count, f"matched {r.text}"
+        together = getattr(tool, "match_allow_rules", None) if behavior is ALLOW else None
+        if together is not None and len(own) > 1:
+            # several allow rules may cover a compound call together (Bash: `git add:*` and
+            # `git commit:*` for `git add . && git commit -m x`)
+            first = together([r for r in own if not is_family_rule(r)], tool_input, context)
+            if first is not None:
+                return first, count, f"matched {first.text} with the other allow rules"
         if not effects:
             return None, count, ""
         families = {name: index.lookup(behavior, name) for name in RULE_FAMILIES}

@@ -8,9 +8,13 @@ other commands (``sudo X``, ``find -exec X``, ``sh -c '…'``, ``eval``, a here-
 resolved, no file is read, no rule or mode is known here.
 
 Budgets are explicit: at most ``MAX_DEPTH`` levels of code running code, ``MAX_COMMANDS``
-commands, ``MAX_INNER_CHARS`` characters of inner source parsed and ``MAX_SUFFIX_WORDS`` words
-after a wrapper whose options were not understood. A command over budget is ``too_complex``:
-the permission layer never allows it. Everything is linear in the length of the command.
+commands, ``MAX_WORDS`` words, ``MAX_INNER_CHARS`` characters of inner source parsed,
+``MAX_SUFFIX_WORDS`` words after a wrapper whose options were not understood, and before
+parsing ``MAX_EXPANSIONS`` ``$``/backquotes (``MAX_HEREDOC_LINE_EXPANSIONS`` on one line when an
+unquoted here-document is present: tree-sitter-bash's scanner is quadratic there) and
+``MAX_SEPARATORS`` command separators and ``MAX_GROUPS`` parentheses. A command over budget
+is ``too_complex``: the permission layer never allows it. Everything is linear in the length
+of the command.
 """
 
 from __future__ import annotations
@@ -22,18 +26,24 @@ from .environment import harmless_assignment
 from .fastpath import plain_commands
 from .programs import classify, known_programs, program_name
 from .programs.base import maybe_reads
-from .syntax import IN_INNER, Command, Syntax, parse_commands
+from .syntax import IN_INNER, Budget, Command, Syntax, parse_commands
 from .words import DYNAMIC, LITERAL, Word
 
 __all__ = ["ShellAnalysis", "analyze", "MAX_COMMAND_CHARS", "MAX_DEPTH", "MAX_COMMANDS",
-           "MAX_INNER_CHARS", "MAX_SUFFIX_WORDS", "OK_OUTPUTS"]
+           "MAX_WORDS", "MAX_INNER_CHARS", "MAX_SUFFIX_WORDS", "MAX_EXPANSIONS",
+           "MAX_HEREDOC_LINE_EXPANSIONS", "MAX_SEPARATORS", "MAX_GROUPS", "OK_OUTPUTS"]
 
 # Above this size we don't parse at all: nobody reviews a 100 KB one-liner.
 MAX_COMMAND_CHARS = 100_000
 MAX_DEPTH = 6
-MAX_COMMANDS = 20_000
+MAX_COMMANDS = 1_000
+MAX_WORDS = 10_000
 MAX_INNER_CHARS = 200_000
 MAX_SUFFIX_WORDS = 256
+MAX_EXPANSIONS = 2_000
+MAX_HEREDOC_LINE_EXPANSIONS = 200
+MAX_SEPARATORS = 4 * MAX_COMMANDS
+MAX_GROUPS = 2_000  # `(`: subshells, substitutions, arithmetic, function definitions
 
 # C0/C1 controls except \t and \n, plus zero-width and bidi controls: they hide what runs.
 # Planes 2-16 (rare ideographs, unassigned, tags, private use) too: tree-sitter-bash 0.25's
@@ -69,7 +79,7 @@ class ShellAnalysis:
 
     __slots__ = ("command", "records", "written", "heredocs", "reasons", "unanalyzable",
                  "opaque", "too_complex", "background", "multiline", "cds", "fork_bomb",
-                 "_budget_chars")
+                 "_budget_chars", "budget")
 
     def __init__(self, command: str) -> None:
         self.command = command
@@ -85,6 +95,7 @@ class ShellAnalysis:
         self.cds: list[Word] = []
         self.fork_bomb = False
         self._budget_chars = MAX_INNER_CHARS
+        self.budget = Budget(MAX_COMMANDS, MAX_WORDS)
 
     @property
     def commands(self) -> list[Command]:
@@ -145,6 +156,23 @@ def _check_text(command: object) -> str | None:
     return None
 
 
+def _over_budget(text: str) -> str | None:
+    """Why ``text`` is too complex to parse at all (counted with ``str.count``, linear)."""
+    separators = text.count("|") + text.count(";") + text.count("&") + text.count("\n")
+    if separators > MAX_SEPARATORS:
+        return f"more than {MAX_SEPARATORS:,} command separators"
+    if text.count("(") > MAX_GROUPS:
+        return f"more than {MAX_GROUPS:,} parentheses"
+    expansions = text.count("$") + text.count("`")
+    if expansions > MAX_EXPANSIONS:
+        return f"more than {MAX_EXPANSIONS:,} expansions"
+    if expansions > MAX_HEREDOC_LINE_EXPANSIONS and "<<" in text:
+        busiest = max(line.count("$") + line.count("`") for line in text.split("\n"))
+        if busiest > MAX_HEREDOC_LINE_EXPANSIONS:
+            return f"a here-document line with more than {MAX_HEREDOC_LINE_EXPANSIONS} expansions"
+    return None
+
+
 def analyze(command: object) -> ShellAnalysis:
     """Parse ``command`` once and describe every command in it; never raises."""
     problem = _check_text(command)
@@ -152,10 +180,15 @@ def analyze(command: object) -> ShellAnalysis:
         return _fail(command if isinstance(command, str) else repr(command)[:200], problem)
     assert isinstance(command, str)
     try:
-        syntax = plain_commands(command)
-        if syntax is None:
-            syntax = parse_commands(command)
         out = ShellAnalysis(command)
+        why = _over_budget(command)
+        if why:
+            out.multiline = "\n" in command.strip()
+            _too_complex(out, why)
+            return out
+        syntax = plain_commands(command, out.budget)
+        if syntax is None:
+            syntax = parse_commands(command, budget=out.budget)
         out.multiline = syntax.multiline
         _absorb(out, syntax, 0)
         out.written = len(out.records)
@@ -175,6 +208,8 @@ def _absorb(out: ShellAnalysis, syntax: Syntax, pipeline_offset: int,
     """Add the commands of ``syntax`` to ``out`` (indices re-based) with their effects. The
     syntax problems of code run by a command (``inner``) are not the command's own: that
     command is not read-only anyway, and its inner commands are still listed."""
+    if syntax.too_complex:
+        _too_complex(out, syntax.too_complex)
     if not inner:
         out.heredocs.extend(syntax.heredocs)
         for r in syntax.reasons:
@@ -187,9 +222,6 @@ def _absorb(out: ShellAnalysis, syntax: Syntax, pipeline_offset: int,
             out.background = True
     base = len(out.records)
     added = syntax.commands
-    if base + len(added) > MAX_COMMANDS:
-        _too_complex(out, f"more than {MAX_COMMANDS:,} commands")
-        added = added[:max(0, MAX_COMMANDS - base)]
     for k, cmd in enumerate(added):
         cmd.index = base + k
         if cmd.parent is not None:
@@ -245,7 +277,7 @@ def _effects(cmd: Command) -> Effects:
         # a key handed to a program that changes things (`python x.py --key ~/.ssh/id_rsa`,
         # a path inside an awk or interpreter program): possible reads the permission layer
         # checks for keys and credentials
-        maybe_reads(argv, e)
+        maybe_reads(argv, e, detail="guess")
     variables: list[str] = []
     for w in argv:
         if w.vars:
@@ -307,13 +339,14 @@ def _expand(out: ShellAnalysis) -> None:
                     if added < 0:
                         return
                     pipeline_offset += added
-        if len(records) > MAX_COMMANDS:
-            _too_complex(out, f"more than {MAX_COMMANDS:,} commands")
+        if out.budget.exceeded:
+            _too_complex(out, out.budget.exceeded)
             return
 
 
 def _add_inner(out: ShellAnalysis, cmd: Command, argv: list[Word],
                classify_it: bool = True) -> Command:
+    out.budget.command()
     inner = Command(argv, cmd.source, cmd.start, cmd.end, nesting=cmd.nesting | IN_INNER,
                     parent=cmd.parent, pipeline=None, via=cmd.index, depth=cmd.depth + 1)
     inner.index = len(out.records)
@@ -336,9 +369,9 @@ def _add_source(out: ShellAnalysis, cmd: Command, text: str, pipeline_offset: in
         return -1
     if not text.strip():
         return 0
-    syntax = plain_commands(text)
+    syntax = plain_commands(text, out.budget)
     if syntax is None:
-        syntax = parse_commands(text)
+        syntax = parse_commands(text, budget=out.budget)
     for c in syntax.commands:
         c.nesting |= cmd.nesting | IN_INNER
         c.via = cmd.index

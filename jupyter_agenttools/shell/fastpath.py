@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .syntax import Command, Redirect, Source, Syntax
+from .syntax import Budget, Command, Redirect, Source, Syntax
 from .words import GLOB, LITERAL, Word
 
 __all__ = ["plain_commands"]
@@ -40,14 +40,16 @@ _GLOB_CHARS = frozenset("*?")
 _ODD_RE = re.compile(r"[@%:^]")
 
 
-def plain_commands(text: str) -> Syntax | None:
-    """The commands of ``text`` when it is plain (module docstring), else None."""
+def plain_commands(text: str, budget: Budget | None = None) -> Syntax | None:
+    """The commands of ``text`` when it is plain (module docstring), else None. When the
+    budget runs out the commands so far are returned with ``too_complex`` set."""
+    budget = budget if budget is not None else Budget(1 << 30, 1 << 30)
     if _PLAIN.match(text):
-        return _split_words(text)
-    return _tokenize(text)
+        return _split_words(text, budget)
+    return _tokenize(text, budget)
 
 
-def _split_words(text: str) -> Syntax | None:
+def _split_words(text: str, budget: Budget) -> Syntax | None:
     """No quotes, no redirections: bash splits on blanks and on ``| && || ;`` alone."""
     if "==" in text or "+=" in text:
         return None  # `A+=1` appends; tree-sitter rejects `ls ==`
@@ -67,6 +69,9 @@ def _split_words(text: str) -> Syntax | None:
         words = segment.split()
         if not words:
             return None  # `ls |`, `; ls`, `ls;`: the parser reports or accepts these
+        if not budget.command() or not budget.word(len(words)):
+            out.too_complex = budget.exceeded
+            break
         assignments: list[tuple[str, Word]] = []
         i = 0
         while i < len(words) and "=" in words[i] and _ASSIGN.match(words[i]):
@@ -107,7 +112,7 @@ class _Pending:
         self.end = -1
 
 
-def _tokenize(text: str) -> Syntax | None:
+def _tokenize(text: str, budget: Budget) -> Syntax | None:
     source = Source(text, char_offsets=True)
     out = Syntax(source, multiline=False)
     groups: list[tuple[_Pending, str]] = []  # each statement and the separator after it
@@ -159,6 +164,9 @@ def _tokenize(text: str) -> Syntax | None:
         if kind == "plain" or kind == "single" or kind == "double":
             if word_text_start < 0:
                 word_text_start = start
+                if not budget.word():
+                    out.too_complex = budget.exceeded
+                    return out
             if kind == "plain":
                 word_parts.append(token)
                 if not word_glob and ("*" in token or "?" in token):
@@ -185,6 +193,9 @@ def _tokenize(text: str) -> Syntax | None:
         # an operator ends the statement
         if redirect_op is not None:
             return None  # `ls > | x`
+        if not budget.command():
+            out.too_complex = budget.exceeded
+            return out
         groups.append((current, token))
         current = _Pending()
     if not flush_word(n) or redirect_op is not None:

@@ -29,7 +29,8 @@ from .words import (
     unescape_word,
 )
 
-__all__ = ["Source", "Redirect", "Heredoc", "Command", "Syntax", "parse_commands", "PARSER",
+__all__ = ["Source", "Redirect", "Heredoc", "Command", "Syntax", "Budget", "parse_commands",
+           "PARSER",
            "IN_SUBSTITUTION", "IN_SUBSHELL", "IN_LOOP", "IN_FUNCTION", "IN_CONDITION",
            "IN_INNER"]
 
@@ -92,6 +93,30 @@ _HOME_VARS = frozenset({"HOME"})
 # characters after `$` that start an expansion in an unquoted here-document body
 _EXPANSION_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"
                              "{([@*#?$!-")
+
+
+class Budget:
+    """How many commands and words one analysis may still build; when one runs out the walk
+    stops and the analysis is "too complex" (linear time and memory whatever the input)."""
+
+    __slots__ = ("commands", "words", "exceeded")
+
+    def __init__(self, commands: int, words: int) -> None:
+        self.commands = commands
+        self.words = words
+        self.exceeded = ""
+
+    def command(self) -> bool:
+        self.commands -= 1
+        if self.commands < 0 and not self.exceeded:
+            self.exceeded = "too many commands"
+        return not self.exceeded
+
+    def word(self, count: int = 1) -> bool:
+        self.words -= count
+        if self.words < 0 and not self.exceeded:
+            self.exceeded = "too many words"
+        return not self.exceeded
 
 
 class Source:
@@ -212,7 +237,7 @@ class Command:
 
 class Syntax:
     __slots__ = ("source", "commands", "heredocs", "reasons", "unanalyzable", "opaque",
-                 "background", "multiline", "pipelines")
+                 "background", "multiline", "pipelines", "too_complex")
 
     def __init__(self, source: Source, multiline: bool | None = None) -> None:
         self.source = source
@@ -224,6 +249,7 @@ class Syntax:
         self.background = False
         self.multiline = "\n" in source.text.strip() if multiline is None else multiline
         self.pipelines = 0
+        self.too_complex = ""  # why a budget ran out (the commands are then incomplete)
 
     def reason(self, text: str) -> None:
         if text not in self.reasons:
@@ -236,13 +262,14 @@ class Syntax:
 
 
 def parse_commands(text: str, *, nesting: int = 0, via: int | None = None,
-                   depth: int = 0) -> Syntax:
+                   depth: int = 0, budget: Budget | None = None) -> Syntax:
     """Parse ``text`` once and extract its commands (``nesting``/``via``/``depth`` are given
     to every command, for text run by another command)."""
-    walker = _Walker(Source(text), nesting, via, depth)
+    budget = budget if budget is not None else Budget(1 << 30, 1 << 30)
+    walker = _Walker(Source(text), nesting, via, depth, budget)
     out = walker.run()
     if walker.hidden:
-        out = _reparse_dash_heredocs(text, nesting, via, depth)
+        out = _reparse_dash_heredocs(text, nesting, via, depth, budget)
     return out
 
 
@@ -250,14 +277,15 @@ def _strip_leading_tabs(text: str) -> str:
     return "\n".join(line.lstrip("\t") for line in text.split("\n"))
 
 
-def _reparse_dash_heredocs(text: str, nesting: int, via: int | None, depth: int) -> Syntax:
+def _reparse_dash_heredocs(text: str, nesting: int, via: int | None, depth: int,
+                           budget: Budget) -> Syntax:
     """tree-sitter-bash 0.25 returns a childless heredoc_body for a ``<<-`` heredoc whose lines
     are tab-indented, hiding ``$( )`` from every check. bash strips those tabs, so the same
     command with the leading tabs of every line removed and ``<<-`` read as ``<<`` runs the
     same code (a tab before a shell word is a blank); that text is analysed instead. If
     expansions are still invisible, the command is unanalyzable."""
     walker = _Walker(Source(_strip_leading_tabs(text).replace("<<-", "<<")), nesting, via,
-                     depth)
+                     depth, budget)
     out = walker.run()
     if walker.hidden:
         out.fail("the command could not be fully parsed (a here-document's expansions are not "
@@ -267,9 +295,11 @@ def _reparse_dash_heredocs(text: str, nesting: int, via: int | None, depth: int)
 
 class _Walker:
     __slots__ = ("source", "data", "out", "pending", "hidden", "nesting", "via", "depth",
-                 "lead_pipe", "trailing")
+                 "lead_pipe", "trailing", "budget")
 
-    def __init__(self, source: Source, nesting: int, via: int | None, depth: int) -> None:
+    def __init__(self, source: Source, nesting: int, via: int | None, depth: int,
+                 budget: Budget) -> None:
+        self.budget = budget
         self.source = source
         self.data = source.data
         self.out = Syntax(source)
@@ -291,6 +321,7 @@ class _Walker:
              redirects: list[Redirect] | None = None) -> tuple[Command, int]:
         commands = self.out.commands
         idx = len(commands)
+        self.budget.command()
         cmd = Command(argv, self.source, node.start_byte, node.end_byte,
                       redirects=redirects, nesting=nest | self.nesting, parent=parent,
                       pipeline=pipe, kind=kind, via=self.via, depth=self.depth)
@@ -311,7 +342,11 @@ class _Walker:
         stack: list = [(root, 0, None, (), None)]
         nest = 0
         parent = None
+        budget = self.budget
         while stack or self.pending:
+            if budget.exceeded:
+                out.too_complex = budget.exceeded
+                break
             if self.pending:
                 for item in reversed(self.pending):
                     stack.append(item)
@@ -703,6 +738,7 @@ class _Walker:
         """Unquote one argument node. Substitution nodes found inside are appended to
         ``nested`` (walked later by the main loop), never recursed into here. An unquoted
         ``$VAR`` outside an assignment is a reason: its value is split and globbed."""
+        self.budget.word()
         kind = node.type
         text = self.text(node)
         if text.startswith(("~-", "~+")) and not assignment:

@@ -37,8 +37,8 @@ When the engine asks, it suggests rules that would allow the call next time. "Al
 saves the chosen suggestion to the **local** settings file. Here the question is answered with
 `%agent pending` and `%agent answer`, the magic form of the buttons."""),
     ("code", '''\
-first = ScriptedModel([[{"name": "Bash", "input": {"command": "touch report.txt"}}], "Touched."])
-second = ScriptedModel([[{"name": "Bash", "input": {"command": "touch summary.txt"}}], "Again."])'''),
+first = ScriptedModel([[{"name": "Bash", "input": {"command": "date > report.txt"}}], "Dated."])
+second = ScriptedModel([[{"name": "Bash", "input": {"command": "date > summary.txt"}}], "Again."])'''),
     ("code", "%%agent --model first\nCreate report.txt"),
     ("code", '''\
 ask = await agent_run.question(1, timeout=10)

@@ -134,9 +134,10 @@ async def test_card_for_a_write_shows_title_diff_and_plain_reason(tmp_path):
 
 
 async def test_allow_for_this_session_keeps_the_rule_in_memory_only(tmp_path):
-    agent = _agent(tmp_path, [[{"name": "Bash", "input": {"command": "touch a.txt"}}],
-                              [{"name": "Bash", "input": {"command": "touch b.txt"}}], "ok"])
-    run = agent.start("touch")
+    # (a command that writes is offered only as itself; `env A=1 true` gets a prefix rule)
+    agent = _agent(tmp_path, [[{"name": "Bash", "input": {"command": "env A=1 true"}}],
+                              [{"name": "Bash", "input": {"command": "env A=2 true"}}], "ok"])
+    run = agent.start("env")
     panel = RunPanel(on_cancel=run.cancel, settings_file=".agenttools/settings.local.json")
     panel.bind(run)
     await run.question(1, timeout=10)
@@ -145,9 +146,9 @@ async def test_allow_for_this_session_keeps_the_rule_in_memory_only(tmp_path):
     session_button.click()
     await run.wait_done(timeout=10)
     assert len(run.asks) == 1  # the second touch matched the session rule
-    assert [r.text for r in agent.engine.rules if r.source == "session"] == ["Bash(touch:*)"]
+    assert [r.text for r in agent.engine.rules if r.source == "session"] == ["Bash(env:*)"]
     assert not (tmp_path / ".agenttools" / "settings.local.json").exists()
-    assert "allowed for this session (Bash(touch:*))" in panel.cards[0].status.value
+    assert "allowed for this session (Bash(env:*))" in panel.cards[0].status.value
 
 
 async def test_question_n_is_the_same_whoever_answered_first(tmp_path):

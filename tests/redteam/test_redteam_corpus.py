@@ -2,7 +2,7 @@
 
 ``redteam.jsonl``: one labelled Bash call per line. ``not_read_only`` must never be ALLOWed in
 default mode without rules (one case each, so failures are listed); of the ``read_only`` ones at
-most 5 % may be not ALLOWed. A line marked ``"known_gap": true`` is a finding the analysis gets
+most 3 % may be not ALLOWed. A line marked ``"known_gap": true`` is a finding the analysis gets
 wrong today (see the ``gap`` text): it is an xfail(strict=True), so the day it is fixed the case
 XPASSes, fails, and forces removing the mark.
 
@@ -27,7 +27,7 @@ CORPUS = Path(__file__).with_name("redteam.jsonl")
 ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()
         if line.strip()]
 ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
-MAX_SAFE_MISS = 0.05
+MAX_SAFE_MISS = 0.03
 
 
 def _label(row: dict) -> str:
@@ -96,7 +96,7 @@ def test_read_only_is_allowed(row, workdir):
     assert d.behavior == ALLOW, f"{_label(row)}: {d.behavior} ({d.step}: {d.reason})"
 
 
-def test_read_only_miss_rate_at_most_5_percent(workdir):
+def test_read_only_miss_rate_at_most_3_percent(workdir):
     safe = [r for r in ROWS if r["label"] == "read_only"]
     misses = []
     for r in safe:

@@ -1,7 +1,7 @@
 """The public corpus (tests/shell/corpus.jsonl): labelled commands, judged end to end.
 
 Rule: **zero** ``not_read_only`` commands ALLOWed in default mode with no rules, and at most
-5 % of the ``read_only`` ones not ALLOWed. Both figures are printed (run with ``-s``).
+3 % of the ``read_only`` ones not ALLOWed. Both figures are printed (run with ``-s``).
 Each line is the ``agenttools check --jsonl`` input format plus ``label`` and ``family``.
 """
 
@@ -64,7 +64,7 @@ def test_corpus_rule() -> None:
     for line in asked:
         print("  asked:", line)
     assert not leaked, "not_read_only commands were ALLOWed:\n" + "\n".join(leaked)
-    assert share <= 0.05, "too many read-only commands asked:\n" + "\n".join(asked)
+    assert share <= 0.03, "too many read-only commands asked:\n" + "\n".join(asked)
 
 
 @pytest.mark.parametrize("mode", ["default", "accept_edits", "explore", "dont_ask"])
@@ -98,4 +98,4 @@ def test_corpus_through_the_cli_agrees_with_the_labels() -> None:
             assert res["behavior"] != "allow", (row, res)
     asked = sum(r["label"] == "read_only" and res["behavior"] != "allow"
                 for r, res in zip(rows, results))
-    assert asked <= 0.05 * sum(r["label"] == "read_only" for r in rows)
+    assert asked <= 0.03 * sum(r["label"] == "read_only" for r in rows)

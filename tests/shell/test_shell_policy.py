@@ -180,18 +180,30 @@ def test_sensitive_paths_are_safety_asks(command: str, ctx: PermissionContext) -
 
 @pytest.mark.parametrize("command", [
     "env", "printenv", "printenv OPENAI_API_KEY", "export -p", "set", "gh auth token",
-    "git credential fill", "ls ~/.ssh", "stat ~/.ssh/id_rsa", "tail ~/.bash_history",
-    "cat ~/.ssh/config", "declare -p", "gcloud auth print-access-token",
-    "cat ~/.psql_history", "cat wp-config.php", "cat terraform.tfvars", "cat ~/.curlrc",
-    "cat ~/.kube/c*",
+    "git credential fill", "ls ~/.ssh", "stat ~/.ssh/id_rsa", "declare -p",
+    "gcloud auth print-access-token",
+])
+def test_printing_secrets_or_naming_them_asks_but_a_rule_may_allow_it(
+        command: str, ctx: PermissionContext) -> None:
+    """A program whose purpose is to print the environment or a token, or names and metadata of
+    secret files: a plain ASK an allow rule naming the command may silence."""
+    d = decide(command, ctx)
+    assert d.behavior is ASK and not d.bypass_immune, (d.behavior, d.reason)
+    assert not bash_is_read_only(command, ctx)
+
+
+@pytest.mark.parametrize("command", [
+    "tail ~/.bash_history", "cat ~/.ssh/config", "cat ~/.psql_history", "cat wp-config.php",
+    "cat terraform.tfvars", "cat ~/.curlrc", "cat ~/.kube/c*",
     # file filters and git pathspecs selecting secret files (reads, judged as reads)
     "git show HEAD -- '.e*'", "git log -p -- '*env'", "grep -r --include='.env*' KEY .",
     "rg -g .env AWS",
 ])
-def test_secrets_ask_but_can_be_allowed_by_a_rule(command: str,
-                                                  ctx: PermissionContext) -> None:
+def test_reading_a_secret_file_is_a_safety_ask(command: str, ctx: PermissionContext) -> None:
+    """Issue 13: no allow rule silences a secret read (a Bash rule names a program, not the
+    files it may read)."""
     d = decide(command, ctx)
-    assert d.behavior is ASK and not d.bypass_immune, (d.behavior, d.reason)
+    assert d.behavior is ASK and d.bypass_immune, (d.behavior, d.reason)
     assert not bash_is_read_only(command, ctx)
 
 

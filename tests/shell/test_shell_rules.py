@@ -125,14 +125,19 @@ def test_whole_tool_rule_matches_everything(ctx: PermissionContext) -> None:
 
 SUGGEST_CASES = [
     ("git commit -m 'x'", ["Bash(git commit:*)"]),
-    ("git add . && git commit -m x", ["Bash(git add:*)", "Bash(git commit:*)"]),
+    # several commands to approve: one rule, the exact command (issue 13: one choice)
+    ("git add . && git commit -m x", ["Bash(git add . && git commit -m x)"]),
     ("git status && git push origin main", ["Bash(git push:*)"]),   # status is read-only
     ("npm run test", ["Bash(npm run:*)"]),
     ("make test", ["Bash(make test:*)"]),
     ("make", ["Bash(make:*)"]),
     ("pytest -x tests", ["Bash(pytest:*)"]),
-    ("rm -rf ./build", ["Bash(rm:*)"]),
-    ("mkdir build", ["Bash(mkdir:*)"]),
+    # a command that writes or deletes: the exact command, never `Bash(rm:*)` (issue 13)
+    ("rm -rf ./build", ["Bash(rm -rf ./build)"]),
+    ("mkdir build", ["Bash(mkdir build)"]),
+    ('rm "my file"', ["Bash(rm 'my file')"]),
+    ("sed -i s/a/b/ f.txt", ["Bash(sed -i s/a/b/ f.txt)"]),
+    ("make > build.log", ["Bash(make:*)"]),
     ("docker run --rm x", ["Bash(docker run:*)"]),
     ("kill 1234", ["Bash(kill:*)"]),
     ("python -m pytest -q", ["Bash(python -m pytest:*)"]),

@@ -78,26 +78,37 @@ def target_danger(word: Word, plan: Plan, command: Command, what: str) -> Danger
     if paths is None:
         return (ASK, f"{what} of {value!r} in a directory decided at run time")
     bases = plan.bases(command) or (plan.cwd,)
-    for p in paths:
+    worst: Danger | None = None
+    for p in paths:  # every directory the command may run in: the worst finding wins
         for q in {p, plan.realpath(p)}:
-            if q == "/" or q == home:
-                return (DENY, f"{what} of {q}: the whole " +
-                        ("file system" if q == "/" else "home directory"))
-            if q in SYSTEM_DIRS:
-                return (DENY, f"{what} of the system directory {q}")
-            if os.path.dirname(q) == "/":
-                return (ASK, f"{what} of the top-level directory {q}")
-            if any(below(c, q) for c in bases) or below(plan.cwd, q):
-                return (ASK, f"{what} of {q}: the working directory or one of its parents")
-            if below(home, q):
-                return (DENY, f"{what} of {q}, which contains your home directory")
-            if os.path.basename(q) == ".git" or "/.git/" in q:
-                return (ASK, f"{what} of {q}: the repository's history")
-            if ("/" + q.split("/", 2)[1]) in SYSTEM_DIRS and not q.startswith(home + "/"):
-                return (ASK, f"{what} in the system directory {q}")
-            for _d, secret_dir in home_secret_dirs(home):
-                if below(q, secret_dir):
-                    return (ASK, f"{what} of {q}: keys and credentials live there")
+            found = _place_danger(q, home, bases, plan, what)
+            if found is not None:
+                if found[0] == DENY:
+                    return found
+                worst = worst or found
+    return worst
+
+
+def _place_danger(q: str, home: str, bases: tuple[str, ...], plan: Plan,
+                  what: str) -> Danger | None:
+    if q == "/" or q == home:
+        return (DENY, f"{what} of {q}: the whole " +
+                ("file system" if q == "/" else "home directory"))
+    if q in SYSTEM_DIRS:
+        return (DENY, f"{what} of the system directory {q}")
+    if os.path.dirname(q) == "/":
+        return (ASK, f"{what} of the top-level directory {q}")
+    if any(below(c, q) for c in bases) or below(plan.cwd, q):
+        return (ASK, f"{what} of {q}: the working directory or one of its parents")
+    if below(home, q):
+        return (DENY, f"{what} of {q}, which contains your home directory")
+    if os.path.basename(q) == ".git" or "/.git/" in q:
+        return (ASK, f"{what} of {q}: the repository's history")
+    if ("/" + q.split("/", 2)[1]) in SYSTEM_DIRS and not q.startswith(home + "/"):
+        return (ASK, f"{what} in the system directory {q}")
+    for _d, secret_dir in home_secret_dirs(home):
+        if below(q, secret_dir):
+            return (ASK, f"{what} of {q}: keys and credentials live there")
     return None
 
 
@@ -107,11 +118,10 @@ def _world_writable(mode: str) -> bool:
     if mode.isdigit() and 3 <= len(mode) <= 4 and all(c in "01234567" for c in mode):
         return mode[-1] in "2367"
     for clause in mode.split(","):
-        who = ""
         k = 0
         while k < len(clause) and clause[k] in "ugoa":
-            who += clause[k]
             k += 1
+        who = clause[:k]
         rest = clause[k:]
         if not rest or rest[0] not in "+=":
             continue

@@ -37,6 +37,14 @@ def _inside(plan: Plan, path: str) -> bool:
 
 
 def read_only(plan: Plan) -> tuple[bool, str]:
+    """(read-only?, why), computed once per plan."""
+    found = plan.memo.get("read-only")
+    if found is None:
+        found = plan.memo["read-only"] = _read_only(plan)
+    return found  # type: ignore[return-value]
+
+
+def _read_only(plan: Plan) -> tuple[bool, str]:
     a = plan.analysis
     if a.unanalyzable:
         return False, a.reasons[0] if a.reasons else "unanalyzable"
@@ -96,9 +104,16 @@ def _sed_runs(plan: Plan) -> str | None:
     return None
 
 
+# writing these names no file
+_NO_FILE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1",
+                      "/dev/fd/2"})
+
+
 def _sensitive(plan: Plan) -> tuple[str, bool] | None:
-    """(reason, safety) for the first sensitive write, key read or other secret."""
+    """(reason, safety) for the first sensitive write, write outside the working directories,
+    secret read or key handed to a program, or other secret."""
     home = plan.home
+    outside: str | None = None
     for c in plan.analysis.records:
         e = c.effects
         if e is None:
@@ -107,23 +122,44 @@ def _sensitive(plan: Plan) -> tuple[str, bool] | None:
             if access.kind not in (WRITE, DELETE, MODE):
                 continue
             word = access.word
-            if word.value is None or word.kind == GLOB:
+            if word.value is None:
                 continue
-            paths = plan.paths(word, c) or []
+            if word.kind == GLOB:
+                head = word.value.rpartition("/")[0]
+                if any(ch in head for ch in "*?["):
+                    outside = outside or f"{access.kind} of {word.value!r}, a glob over " \
+                                         "directories that may reach outside the working " \
+                                         "directories"
+                    continue
+                word = Word(head or ".", head or ".", tilde=word.tilde)
+            paths = plan.paths(word, c)
+            if paths is None:
+                outside = outside or f"{access.kind} of {word.value!r} in a directory " \
+                                     "decided at run time"
+                continue
             for p in paths:
-                for q in {p, plan.realpath(p)}:
+                if p in _NO_FILE:
+                    continue
+                real = plan.realpath(p)
+                for q in {p, real}:
                     why = write_reason(q, home)
                     if why:
                         return (f"writes {q}: {why}", True)
+                if outside is None and not plan.inside(p):
+                    outside = f"{'writes' if access.kind == WRITE else access.kind + 's'} " \
+                              f"{real}, outside the working directories"
+    if outside is not None:
+        return (outside, True)
     secrets = all_secrets(plan)
-    for reason, key in secrets:
-        if key:
-            return (f"reads a key or credential file: {reason}", True)
+    for reason, safety in secrets:
+        if safety:
+            return (f"reads a secret: {reason}", True)
     handed = key_handed_over(plan)
     if handed:
         return handed
     if secrets:
-        return (f"reads a secret: {secrets[0][0]}", False)
+        return (f"{secrets[0][0]}" if secrets[0][0].startswith(("prints", "shows"))
+                else f"reads a secret: {secrets[0][0]}", False)
     return None
 
 

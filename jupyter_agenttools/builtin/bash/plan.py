@@ -253,3 +253,33 @@ def plan_for(command: object, context: PermissionContext | None) -> Plan:
 
 def _new_plan(command: object, context: PermissionContext | None) -> Plan:
     return Plan(analyze(command), context_of(context), isinstance(context, PermissionContext))
+
+
+def base_words(plan: Plan, command: Command) -> list[tuple[str, ...]] | None:
+    """Every sequence of ``cd`` words that may have run before ``command`` (each ``cd`` may
+    have failed, or been in a subshell), as the path resolver takes them; None when unknown
+    (a ``cd`` decided at run time, or more than ``MAX_CDS`` of them)."""
+    count = command.cds
+    if count == 0:
+        return [()]
+    if count > MAX_CDS:
+        return None
+    words = plan.analysis.cds[:count]
+    values: list[str] = []
+    for w in words:
+        if w.kind != LITERAL or w.value is None:
+            return None
+        values.append(_path_word(w))
+    out: list[tuple[str, ...]] = [()]
+    for size in range(1, count + 1):
+        out.extend(combinations(values, size))
+    return out
+
+
+def _path_word(word: Word) -> str:
+    """The word as the path resolver reads it: a ``~`` that bash does not expand (quoted)
+    names a directory called ``~``."""
+    value = word.value or ""
+    if value.startswith("~") and not word.tilde:
+        return "./" + value
+    return value

@@ -33,7 +33,7 @@ from .plan import Plan, plan_for
 from .secrets import secrets_of
 
 __all__ = ["Spec", "spec_of", "match_rule", "match_allow_rules", "effective", "allow_hit",
-           "words_match"]
+           "words_match", "normal_text"]
 
 
 class Spec:
@@ -55,11 +55,23 @@ class Spec:
 _SPECS: dict[str, Spec] = {}
 
 
+def normal_text(text: str) -> str:
+    """A command's text with runs of blanks (spaces, tabs, newlines) made one space: how a
+    rule for a whole compound command is compared."""
+    return " ".join(text.split())
+
+
 def spec_of(text: str) -> Spec:
     hit = _SPECS.get(text)
     if hit is not None:
         return hit
-    t = " ".join(text.split())
+    t = normal_text(text)
+    whole = _whole_command(t)
+    if whole:
+        spec = Spec("whole", (t,))
+        if len(_SPECS) < 4096:
+            _SPECS[text] = spec
+        return spec
     if t.endswith(":*"):
         spec = Spec("prefix", _spec_words(t[:-2]))
     elif "*" in t:
@@ -71,6 +83,15 @@ def spec_of(text: str) -> Spec:
     if len(_SPECS) < 4096:
         _SPECS[text] = spec
     return spec
+
+
+def _whole_command(text: str) -> bool:
+    """A specifier naming several commands (``git add . && git commit -m x``): the rule is
+    the exact whole command (wildcards and ``:*`` are not read in it)."""
+    if "*" in text:
+        return False
+    a = analyze(text)
+    return not a.unanalyzable and len(a.commands) > 1
 
 
 def _spec_words(text: str) -> tuple[str, ...]:
@@ -222,6 +243,11 @@ def match_allow_rules(rules, command: object,
         if not _approvable(plan):
             return None
         specs = [(r, spec_of(r.specifier)) for r in rules]
+        text = normal_text(command) if isinstance(command, str) else ""
+        for r, spec in specs:
+            if spec.kind == "whole" and spec.words[0] == text:
+                return r
+        specs = [(r, spec) for r, spec in specs if spec.kind != "whole"]
         used: PermissionRule | None = None
         for c in plan.analysis.commands:
             hit = allow_hit(plan, c, specs)
@@ -280,10 +306,19 @@ def match_rule(rule: PermissionRule, command: object,
     spec = spec_of(rule.specifier)
     plan = plan_for(command, context)
     a = plan.analysis
-    if a.unanalyzable:
+    if spec.kind == "whole":
+        # an exact compound command: the same text (blanks aside), analysable and not opaque
+        return isinstance(command, str) and normal_text(command) == spec.words[0] and \
+            (not allow or _approvable(plan))
+    if a.unanalyzable or (a.too_complex and not allow):
+        # the commands are unknown (or only partly known: the budget ran out): a deny or ask
+        # rule matches when its program appears anywhere in the text
         if allow or not isinstance(command, str) or not spec.words:
             return False
-        return _word_in_text(_basename(spec.words[0]), command)
+        if _word_in_text(_basename(spec.words[0]), command):
+            return True
+        if a.unanalyzable:
+            return False
     if allow:
         if not _approvable(plan):
             return False

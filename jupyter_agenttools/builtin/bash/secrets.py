@@ -9,8 +9,10 @@ names and metadata (``ls``, ``stat``, ``find``) of a secret are a plain ASK. Wit
 context (the engine's read-only fast path) the cwd is a guess, so relative names that exist in
 ``~/.ssh`` and the other key directories count too.
 
-Each finding is ``(reason, credential)``: ``credential`` marks a key or credential file (a
-safety ASK no allow rule silences); other secrets are a plain ASK a rule may silence.
+Each finding is ``(reason, safety)``: reading a secret file's content is a safety ASK (no allow
+rule silences a secret read, SPEC §9); names and metadata of a secret (``ls ~/.ssh``) and a
+program whose purpose is to print the environment or a token (``env``, ``gh auth token``) are a
+plain ASK a rule naming the command may silence.
 """
 
 from __future__ import annotations
@@ -129,6 +131,11 @@ def secret_word(word: Word, plan: Plan, command: Command, precise: bool = True,
     return None
 
 
+def _prefixes(path: str) -> list[int]:
+    """The lengths of ``path``'s parent directories (``/a/b/c`` -> len("/a"), len("/a/b"))."""
+    return [k for k in range(1, len(path)) if path[k] == "/"]
+
+
 def _secret_glob(value: str, word: Word, cwd: str, plan: Plan, command: Command,
                  precise: bool, guess: bool) -> Finding | None:
     home = plan.home
@@ -136,6 +143,21 @@ def _secret_glob(value: str, word: Word, cwd: str, plan: Plan, command: Command,
     if any(ch in head for ch in "*?["):
         if not guess:
             return None  # names only (`ls -d */`)
+        # a key directory the directory part may match (`~/.ss?/id_rsa`, `/home/*/.ssh/x`)
+        where = lexical(Word(head, head, tilde=word.tilde), cwd, home) if head else None
+        if where is not None:
+            for d, secret_dir in home_secret_dirs(home):
+                if fnmatchcase(secret_dir, where) or fnmatchcase(secret_dir, where + "/*") or \
+                        any(fnmatchcase(secret_dir[:k], where) for k in _prefixes(secret_dir)):
+                    return (f"{value!r} may reach ~/{d}, where keys and credentials live",
+                            True)
+        # the pattern names a secret file wherever it matches (`/home/*/.ssh/id_rsa`)
+        for filler in ("x", ""):
+            probe = lexical(Word(value, _pattern_probe(value, filler), tilde=word.tilde), cwd,
+                            home)
+            hit = read_verdict(probe, home) if probe else None
+            if hit:
+                return (f"{value!r} may match {probe}: {hit[1]}", _credential(hit))
         return (f"{value!r}: a glob over directories may reach secret files", False)
     where = head or ("/" if value.startswith("/") else ".")
     base = lexical(Word(where, where, tilde=word.tilde), cwd, home)
@@ -253,16 +275,20 @@ def secrets_of(plan: Plan, command: Command) -> list[Finding]:
             kind = access.kind
             if kind == READ and access.detail == "filter":
                 why = filter_selects_secret(access.word.value.rsplit("/", 1)[-1])
-                f = (why, False) if why else None
+                f = (why, True) if why else None
             elif kind == READ and access.detail == "pathspec":
                 why = _pathspec_secret(access.word.value)
-                f = (why, False) if why else None
-            elif kind == READ and access.detail != "maybe":
+                f = (why, True) if why else None
+            elif kind == READ and access.detail not in ("maybe", "guess"):
                 f = secret_word(access.word, plan, command, precise=True)
+                if f:
+                    f = (f[0], True)
             elif kind == SEARCH:
                 f = _secret_tree(access.word, plan, command, access.hidden)
                 if f is None and access.follow:
                     f = _symlinked_secret(access.word, plan, command)
+                if f:
+                    f = (f[0], True)
             elif kind == LIST:
                 f = secret_word(access.word, plan, command, precise=True, guess=False)
                 if f:
@@ -295,7 +321,7 @@ def key_handed_over(plan: Plan) -> Finding | None:
         if e is None:
             continue
         for access in e.paths:
-            if access.kind == READ and access.detail == "maybe":
+            if access.kind == READ and access.detail in ("maybe", "guess"):
                 hit = secret_word(access.word, plan, command, precise=False)
                 if hit and hit[1]:
                     name = command.argv[0].value if command.argv else "?"

@@ -1,21 +1,28 @@
-"""Rules to offer when a Bash command asks (SPEC §5.3), built from the same plan.
+"""Rules to offer when a Bash command asks (SPEC §5.3, issue 13), built from the same plan.
 
-One ``Bash(prefix:*)`` allow rule per distinct command not yet approved (a two-word prefix
-when the second word is a sub-command, ``python -m mod``, ``python script.py``); none for a
-safety ASK, a DENY, multi-line commands, here-documents, or commands no rule could approve
-(opaque, over budget, non-harmless assignments, inline interpreter code).
+- One command not yet approved: ``Bash(prefix:*)`` (a two-word prefix when the second word is
+  a sub-command, ``python -m mod``, ``python script.py``) — but for a command that writes or
+  deletes files itself (``rm``, ``cp``, ``sed -i`` …) the exact command, never a bare program
+  prefix: ``Bash(rm:*)`` offered for ``rm -rf build`` would later allow ``rm -rf ~/projects``.
+- Several commands not yet approved: one rule covering them all, the exact whole command
+  (one answer must be enough; rules already accepted keep covering their own parts).
+- None for a safety ASK, a DENY, multi-line commands, here-documents, or commands no rule
+  could approve (opaque, over budget, non-harmless assignments, inline interpreter code).
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 
 from ...permission.types import PermissionBehavior, PermissionContext, PermissionRule
+from ...shell.effects import DELETE, MODE, WRITE
 from ...shell.environment import harmless_assignment
 from ...shell.programs import INTERPRETERS, secret_printer
+from ...shell.syntax import Command
 from ...shell.words import LITERAL
 from .plan import Plan, plan_for
-from .rules import effective
+from .rules import effective, normal_text
 
 __all__ = ["suggest_rules"]
 
@@ -63,12 +70,37 @@ def suggest_rules(command: object, context: PermissionContext | None,
     specs = _specs(plan)
     if specs is None:
         return []
-    return [PermissionRule.parse(f"Bash({s})", PermissionBehavior.ALLOW, source="suggestion")
-            for s in specs]
+    # built directly (the specifier is made of rule-safe words), with the engine's source label
+    return [PermissionRule("Bash", s, PermissionBehavior.ALLOW, "suggested") for s in specs]
+
+
+def _writes_files(plan: Plan, command: Command) -> bool:
+    """Does the command (or what it runs) itself write, delete or change files? (Its output
+    redirections are judged apart: outside the working directories they are safety ASKs.)"""
+    records = plan.analysis.records
+    todo = [command]
+    seen = 0
+    while todo and seen < 64:
+        c = todo.pop()
+        seen += 1
+        e = c.effects
+        if e is not None:
+            redirected = {id(r.target) for r in c.redirects}
+            if any(a.kind in (WRITE, DELETE, MODE) and id(a.word) not in redirected
+                   for a in e.paths):
+                return True
+        todo.extend(records[k] for k in c.children)
+    return False
+
+
+def _quoted(values: list[str]) -> str:
+    return " ".join(v if v and all(ch in _RULE_CHARS for ch in v) else shlex.quote(v)
+                    for v in values)
 
 
 def _specs(plan: Plan) -> list[str] | None:
     out: list[str] = []
+    unapproved = 0
     for c in plan.analysis.commands:
         if c.kind == "assignment":
             continue
@@ -83,9 +115,14 @@ def _specs(plan: Plan) -> list[str] | None:
         program = values[0]
         if program is None or not _rule_word(program):
             return None
+        unapproved += 1
         base = program.rsplit("/", 1)[-1]
         second = values[1] if len(values) > 1 else None
-        if base in INTERPRETERS and _strip_version(base) in ("python", "pypy"):
+        if _writes_files(plan, c):
+            if any(v is None for v in values):
+                return None
+            spec = _quoted(values)  # type: ignore[arg-type]
+        elif base in INTERPRETERS and _strip_version(base) in ("python", "pypy"):
             if second == "-m" and len(values) > 2 and _rule_word(values[2]):
                 spec = f"{program} -m {values[2]}:*"
             elif second and not second.startswith("-") and _rule_word(second):
@@ -102,4 +139,11 @@ def _specs(plan: Plan) -> list[str] | None:
             spec = f"{program}:*"
         if spec not in out:
             out.append(spec)
+    if unapproved > 1:
+        # one answer covers the whole command: the command itself, exactly
+        text = normal_text(plan.analysis.command)
+        if not text or len(text) > 500 or any(ch in text for ch in "()") and \
+                not text.count("(") == text.count(")"):
+            return None
+        return [text]
     return out

@@ -7,11 +7,19 @@ import contextlib
 from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
 
 from ...backends.base import ExecResult
+from ...permission.effects import PathEffect
 from ...permission.types import PermissionContext, PermissionDecision, PermissionRule
 from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
 from .._files import default_backend
-from .policy import bash_check_permissions, bash_is_read_only, bash_match_rule, bash_suggest_rules
+from .effects import path_effects as _path_effects
+from .policy import (
+    bash_check_permissions,
+    bash_is_read_only,
+    bash_match_allow_rules,
+    bash_match_rule,
+    bash_suggest_rules,
+)
 
 if TYPE_CHECKING:
     from ...backends.base import BackendBase
@@ -73,6 +81,16 @@ class Bash(Tool):
         # The context's cwd matters: a relative path may be a symlink to a secret there.
         return bool(bash_is_read_only(command, context))
 
+    # the effects describe the files touched, not everything a command does: allow rules on
+    # paths never approve a Bash call by themselves
+    effects_complete = False
+
+    def path_effects(self, tool_input: Mapping[str, Any],
+                     context: PermissionContext | None = None) -> tuple[PathEffect, ...]:
+        """Every read, search, write, delete and permission change the command makes, as the
+        engine applies Read/Edit rules and the protected tier to them (effects.py)."""
+        return _path_effects(tool_input, context)
+
     def check_permissions(self, tool_input: Mapping[str, Any],
                           context: PermissionContext) -> PermissionDecision:
         command = tool_input.get("command")
@@ -87,6 +105,15 @@ class Bash(Tool):
         if not isinstance(command, str):
             return False
         return bool(bash_match_rule(rule, command, context))
+
+    def match_allow_rules(self, rules: list[PermissionRule], tool_input: Mapping[str, Any],
+                          context: PermissionContext) -> PermissionRule | None:
+        """Several allow rules together: each command matched by one of them or read-only
+        (the engine asks when no single rule covers the call)."""
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return None
+        return bash_match_allow_rules(rules, command, context)
 
     def suggest_rules(self, tool_input: Mapping[str, Any],
                       context: PermissionContext) -> list[PermissionRule]:

@@ -15,17 +15,22 @@ from typing import Callable
 
 from ..effects import Effects
 from ..words import LITERAL, Word, literal
-from .archives import tar, unzip
-from .awk import awk
+from .archives import _TAR, tar, unzip
+from .awk import _AWK, awk
+from .base import Program
 from .base import maybe_reads as _maybe_reads
 from .files import FILES, disk_tool
+from .find import _ACTIONS as _FIND_ACTIONS
 from .find import SAFE_WITH_ANY_ARGUMENTS, find
+from .git import _GLOBAL_VETO as _GIT_GLOBAL_VETO
+from .git import _READ_SUBS as _GIT_SUBS
 from .git import CONFIG, git
 from .network import DOWNLOADERS, NETWORK, NETWORK_PROGRAMS, network_program
-from .search import grep, ripgrep
-from .sed import sed
+from .scanner import RUNS, VETO, WRITES, Table
+from .search import _GREP, _RG, grep, ripgrep
+from .sed import _SED, sed
+from .system import _JQ, _PIP, SYSTEM, command_query, secret_printer, system_change
 from .system import PRINTER_NAMES as _PRINTER_NAMES
-from .system import SYSTEM, command_query, secret_printer, system_change
 from .system import SYSTEM_NAMES as _SYSTEM_NAMES
 from .table import TABLE
 from .wrappers import (
@@ -38,9 +43,10 @@ from .wrappers import (
     runner_effects,
 )
 
-__all__ = ["classify", "program_name", "known_programs", "SHELLS", "POSIX_SHELLS",
-           "INTERPRETERS", "WRAPPERS", "TRANSPARENT", "NETWORK", "DOWNLOADERS", "CONFIG",
-           "SAFE_WITH_ANY_ARGUMENTS", "SYSTEM_BIN_DIRS", "secret_printer"]
+__all__ = ["classify", "program_name", "known_programs", "read_only_programs", "vetoed_options",
+           "SHELLS", "POSIX_SHELLS", "INTERPRETERS", "WRAPPERS", "TRANSPARENT", "NETWORK",
+           "DOWNLOADERS", "CONFIG", "SAFE_WITH_ANY_ARGUMENTS", "SYSTEM_BIN_DIRS",
+           "secret_printer"]
 
 # A program given by absolute path in these directories is the system program of that name.
 SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")
@@ -132,3 +138,41 @@ def classify(argv: list[Word]) -> Effects:
     if name in _SYSTEM_NAMES and not e.system:
         e.system = system_change(argv)
     return e
+
+
+def read_only_programs() -> frozenset[str]:
+    """The programs some argv of which is read-only (the table proper)."""
+    return frozenset(TABLE) | frozenset(SYSTEM) | frozenset(_SPECIAL) | {"env"} | \
+        frozenset(name for name, w in WRAPPERS.items() if w.transparent) | {"xargs"}
+
+
+def vetoed_options() -> dict[str, frozenset[str]]:
+    """Per read-only program, the options that make it not read-only (vetoed, writing,
+    running a program), and the find actions / git global options of the same kind: the
+    table-drift test checks each appears in a corpus."""
+
+    def of(*tables: Table) -> set[str]:
+        return {spelling for table in tables for spelling, option in table.all.items()
+                if option.effect in (VETO, WRITES, RUNS)}
+
+    out: dict[str, set[str]] = {}
+    for name, entry in TABLE.items():
+        if isinstance(entry, Program):
+            out.setdefault(name, set()).update(of(entry.table))
+    for name in ("grep", "egrep", "fgrep"):
+        out[name] = of(_GREP)
+    out["rg"] = of(_RG)
+    out["sed"] = of(_SED) | {"-i", "--in-place"}
+    out["awk"] = of(_AWK)
+    out["tar"] = of(_TAR)
+    out["jq"] = of(_JQ)
+    out["pip"] = of(_PIP)
+    out["find"] = set(_FIND_ACTIONS)
+    out["git"] = set(_GIT_GLOBAL_VETO) | of(*set(_GIT_SUBS.values()))
+    out["env"] = {"-S", "-C", "-P", "-a"}
+    for name, spec in WRAPPERS.items():
+        if spec.transparent:
+            found = of(spec.table)
+            if found:
+                out[name] = found
+    return {name: frozenset(flags) for name, flags in out.items() if flags}

@@ -224,9 +224,10 @@ def writes_program(reason: str, table: Table, targets: Callable[[list[Word], Sca
     return classify
 
 
-def maybe_reads(argv: list[Word], e: Effects, start: int = 1) -> None:
+def maybe_reads(argv: list[Word], e: Effects, start: int = 1, detail: str = "maybe") -> None:
     """Words that look like paths: possible reads of a program the table does not know (the
-    permission layer checks them for keys: ``python x.py --key ~/.ssh/id_rsa``)."""
+    permission layer checks them for keys: ``python x.py --key ~/.ssh/id_rsa``). ``detail``
+    "guess" marks words of a known program checked only for keys (not reported as reads)."""
     for w in argv[start:]:
         v = w.value
         if w.kind != "literal" or not v:
@@ -236,4 +237,4 @@ def maybe_reads(argv: list[Word], e: Effects, start: int = 1) -> None:
                 continue
             v = v.split("=", 1)[1]
         if v and ("/" in v or v.startswith((".", "~")) or "." in v):
-            e.add(READ, w if v == w.value else Word(v, v), detail="maybe")
+            e.add(READ, w if v == w.value else Word(v, v), detail=detail)

@@ -134,6 +134,17 @@ def _copy_like(table: Table, reason: str, moves: bool) -> Callable[[list[Word]],
         _problems(s, e)
         recursive = s.has("-r") or moves
         e.add(WRITE, destination, recursive=recursive and bool(sources))
+        value = destination.value
+        if value is not None and destination.kind == "literal" and sources and \
+                not s.has("-T"):
+            # into a directory: each source lands at DEST/NAME (the analysis cannot tell a
+            # directory from a file, so both are reported)
+            for w in sources:
+                name = (w.value or "").rstrip("/").rsplit("/", 1)[-1]
+                if w.kind == "literal" and name and name not in (".", ".."):
+                    joined = value.rstrip("/") + "/" + name
+                    e.add(WRITE, Word(joined, joined, tilde=destination.tilde),
+                          recursive=recursive)
         for w in sources:
             if moves:
                 e.add(DELETE, w, recursive=True)

@@ -36,6 +36,9 @@ _ONE_VALUE = frozenset({
     "-cmin", "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-used", "-fstype",
     "-printf", "-regextype", "-context", "-newerXY"})
 _NEWER = ("-newer", "-anewer", "-cnewer", "-samefile")
+_BY_PATH = ("-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex")
+# names of the agent's own files a name filter of `find -delete` could select
+_PROTECTED_NAMES = (".agenttools", "audit.jsonl", "settings.json", "settings.local.json")
 # programs harmless with *any* extra arguments (no option writes or runs, output is names,
 # counts or metadata): safe after xargs and find -exec
 SAFE_WITH_ANY_ARGUMENTS = frozenset({
@@ -53,6 +56,9 @@ def find(argv: list[Word]) -> Effects:
     i = 0
     n = len(words)
     deleting = False
+    filtered = False
+    names: list[str] = []
+    paths: list[tuple[str, str | None]] = []
     while i < n:
         w = words[i]
         i += 1
@@ -114,14 +120,46 @@ def find(argv: list[Word]) -> Effects:
             continue
         if v in _NEWER and i < n:
             e.add(LIST, words[i])
+        if v in _ONE_VALUE or v in ("-empty", "-executable", "-readable", "-writable"):
+            filtered = True
+            if v in ("-name", "-iname") and i < n and words[i].value is not None:
+                names.append(words[i].value)
+            elif v in _BY_PATH and i < n:
+                paths.append((v, words[i].value))
         value_next = v in _ONE_VALUE
     if not roots:
         roots = [Word(".", ".")]
     for w in roots:
         e.add(LIST, w, recursive=True, follow=follow)
-        if deleting:
+        if not deleting:
+            continue
+        if not filtered or w.kind != "literal":
             e.add(DELETE, w, recursive=True, detail="find -delete")
+            continue
+        # a filtered -delete removes entries below the root, not the root: reported as its
+        # entries (`ROOT/*`), plus the agent's own folder when a name filter could select it
+        base = (w.value or ".").rstrip("/") or "/"
+        below = Word(base + "/*", base + "/*", GLOB, tilde=w.tilde)
+        e.add(DELETE, below, recursive=True, detail="find -delete")
+        if any(fnmatchcase(name, pattern) for pattern in names for name in _PROTECTED_NAMES) \
+                or any(_path_filter_may_select(test, pattern, base) for test, pattern in paths):
+            own = Word(base + "/.agenttools", base + "/.agenttools", tilde=w.tilde)
+            e.add(DELETE, own, recursive=True, detail="find -delete")
     return e
+
+
+def _path_filter_may_select(test: str, pattern: str | None, base: str) -> bool:
+    """Could a -path/-regex filter select the agent's own files below ``base``? A glob is
+    tried on their paths; a regular expression is not run (it could take exponential time):
+    one naming them, or one that is mostly wildcards, may."""
+    if pattern is None:
+        return True
+    if test.endswith("regex"):
+        core = pattern.replace(".*", "").replace("\\", "").strip("^$()|")
+        return not core or any(w in pattern for w in ("agenttools", "audit", "settings"))
+    return any(fnmatchcase(f"{base}/{p}", pattern) or fnmatchcase(f"./{p}", pattern)
+               for p in (".agenttools", ".agenttools/audit.jsonl",
+                         ".agenttools/settings.json", ".agenttools/settings.local.json"))
 
 
 def _harmless_inner(inner: list[Word]) -> bool:

@@ -410,7 +410,7 @@ def _write_targets(sub: str, rest: list[Word], e: Effects) -> None:
         for f in s.found:
             if f.option.effect == "writes" and f.word is not None:
                 e.add(WRITE, f.word)
-    elif sub in ("rm", "mv", "add", "checkout", "restore", "clean", "apply", "am"):
+    elif sub in ("rm", "mv", "checkout", "restore", "clean"):
         for w in rest:
             if w.value is not None and not w.value.startswith("-"):
                 e.add(WRITE, w)

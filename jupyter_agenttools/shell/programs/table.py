@@ -292,11 +292,11 @@ TABLE: dict[str, Callable[[list[Word]], Effects]] = {  # type: ignore[dict-item]
     "type": Program("describes names", options("afptP", permute=False), STRINGS),
     "date": Program("prints the date", options(
         "uR", "d", "debug rfc-email universal utc " + _HELP,
-        "date rfc-3339 resolution", "iso-8601",
+        "date rfc-3339 resolution",
         special={"-s|--set": veto("sets the system date", REQUIRED),
                  "-f|--file": reads("reads dates from a file (bad lines are quoted)"),
                  "-r|--reference": lists("shows the time of the file it names"),
-                 "-I": veto("-I is spelled --iso-8601 here", OPTIONAL)}), STRINGS,
+                 "-I|--iso-8601": Option(OPTIONAL)}), STRINGS,
         check=_date_operands),
     "id": Program("prints user ids", options(
         "agGnruzZ", "", "context group groups name real user zero " + _HELP), STRINGS),
