@@ -25,12 +25,12 @@ from .effects import (
     effect_matches,
     effect_safety,
     effects_of,
+    find_protected,
     is_family_rule,
 )
 from .lockdown import Lockdown, managed_lockdown
-from .memo import decision_scope
+from .memo import current_memo, decision_scope
 from .modes import MODE_TABLE, ModePolicy
-from .protected import find_protected
 from .rules import (
     filter_suggestions,
     is_mcp_server_rule,
@@ -240,8 +240,9 @@ class PermissionEngine:
         self._refresh_settings()
         return self._current_mode()
 
-    def _current_mode(self) -> PermissionMode:
-        lock = self.lockdown
+    def _current_mode(self, lock: Lockdown | None = None) -> PermissionMode:
+        if lock is None:
+            lock = self.lockdown
         if self._mode is not None and lock.allows(self._mode):
             return self._mode  # (a session mode the managed file forbade since is dropped)
         if self.settings is not None:
@@ -273,8 +274,11 @@ class PermissionEngine:
     @property
     def context(self) -> PermissionContext:
         """The base context with the current mode and the settings' additional directories."""
+        return self._context_in(self._current_mode())
+
+    def _context_in(self, mode: PermissionMode) -> PermissionContext:
         extra = self.settings.merged.additional_directories if self.settings is not None else ()
-        key = (self._current_mode(), extra)
+        key = (mode, extra)
         cached = self._context_cache
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -382,13 +386,16 @@ class PermissionEngine:
             validate_examples(rule, tool, self._base_context)
             self._validated.add(_rule_key(rule))
 
-    def _refresh_settings(self) -> None:
+    def _refresh_settings(self) -> Lockdown:
+        """Re-read changed settings files; the lock-down in force now (one stat of the managed
+        file per call)."""
         if self.settings is not None and self.settings.reload_if_changed():
             self._index = None
         lock = self.lockdown
         if lock is not self._lock:  # a changed managed file: rebuild what it filters
             self._lock = lock
             self._index = None
+        return lock
 
     def _build_index(self) -> _RuleIndex:
         rules = self._all_rules()
@@ -419,13 +426,13 @@ class PermissionEngine:
                mode: PermissionMode | str | None = None) -> PermissionDecision:
         """The decision for one call. ``mode`` (else ``engine.mode``) overrides the mode of
         ``context`` (else ``engine.context``)."""
-        self._refresh_settings()
+        lock = self._refresh_settings()
         if self._index is None:
             self._index = self._build_index()
         if mode is not None:
-            mode = self.lockdown.check_mode(mode)
+            mode = lock.check_mode(mode)
         if context is None:
-            ctx = self.context
+            ctx = self._context_in(self._current_mode(lock))
             if mode is not None:
                 m = PermissionMode.parse(mode)
                 if m is not ctx.mode:
@@ -433,7 +440,7 @@ class PermissionEngine:
         else:
             if self.settings is not None:
                 context = self._with_extra(context, self.settings.merged.additional_directories)
-            m = PermissionMode.parse(mode) if mode is not None else self._current_mode()
+            m = PermissionMode.parse(mode) if mode is not None else self._current_mode(lock)
             ctx = context if context.mode is m else context.with_(mode=m)
         if self._pending and tool.name in self._pending:
             self._validate_pending(tool, ctx)
@@ -682,26 +689,32 @@ class PermissionEngine:
         n = _STEP_NO[step]
         for later in STEPS[len(trace):]:
             trace.append(TraceStep(later, "skipped", f"decided at step {n} ({step})"))
-        suggestions: list[PermissionRule] = []
+        decision = PermissionDecision(behavior, message=message, reason=reason,
+                                      bypass_immune=bypass_immune, step=step, rule=rule,
+                                      rule_source=rule.source if rule is not None else None,
+                                      trace=trace)
         if tool_input is not None and not bypass_immune and context is not None:
-            suggestions = self._suggest(tool, tool_input, context, offered)
-        return PermissionDecision(behavior, message=message, reason=reason,
-                                  bypass_immune=bypass_immune, step=step, rule=rule,
-                                  rule_source=rule.source if rule is not None else None,
-                                  suggestions=suggestions, trace=trace)
+            # worked out when first read, on what this decision saw (its memo, its rules)
+            memo, index = current_memo(), self._index
+            decision.defer_suggestions(lambda: self._suggest(tool, tool_input, context,
+                                                             offered, memo, index))
+        return decision
 
-    def _suggest(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
-                 offered: Sequence[Any]) -> list[PermissionRule]:
+    @staticmethod
+    def _suggest(tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
+                 offered: Sequence[Any], memo: dict[Any, Any] | None,
+                 index: _RuleIndex | None) -> list[PermissionRule]:
         try:
-            raw = list(offered) or tool.suggest_rules(tool_input, context)
+            with decision_scope(memo):
+                raw = list(offered) or tool.suggest_rules(tool_input, context)
         except DeveloperOrientedException:
             raise
         except Exception:  # no suggestion is better than no decision
             return []
         suggestions = filter_suggestions(raw, tool)
-        if suggestions and self._index is not None:
+        if suggestions and index is not None:
             # a rule already in force (e.g. for one part of a chain) is no news to the person
-            have = {r.text for r in self._index.lookup(ALLOW, tool.name)}
+            have = {r.text for r in index.lookup(ALLOW, tool.name)}
             suggestions = [r for r in suggestions if r.text not in have]
         return suggestions
 

@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import ModeUnavailable
+from .locations import default_managed_path
+from .settings_file import parse as parse_file
+from .settings_file import read_text
 from .types import PermissionMode, PermissionRule
 
 __all__ = ["Lockdown", "LOCKDOWN_KEYS", "managed_lockdown", "NO_LOCKDOWN"]
@@ -116,12 +119,9 @@ def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
     """The lock-down of the managed file (default location or ``$AGENTTOOLS_MANAGED_SETTINGS``),
     re-read when it changes (a stat). A broken managed file is a SettingsError: an
     administrator's file that cannot be read is not silently ignored."""
-    from .settings import _read_raw, default_managed_path
-
-    target = Path(path) if path is not None else default_managed_path()
-    key = str(target)
+    key = os.fspath(path) if path is not None else str(default_managed_path())
     try:
-        st = os.stat(target)
+        st = os.stat(key)
         signature: Any = (st.st_mtime_ns, st.st_size, st.st_ino)
     except OSError:
         signature = None
@@ -131,7 +131,8 @@ def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
     if signature is None:
         found = NO_LOCKDOWN
     else:
-        data, _ = _read_raw(target)
+        target = Path(key)
+        data = parse_file(target, read_text(target))
         found = Lockdown.from_data(data, key)
     _CACHE[key] = (signature, found)
     return found

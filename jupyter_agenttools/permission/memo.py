@@ -3,7 +3,8 @@
 The engine asks a tool several questions about the same call (read-only? its own check? does
 each rule match? what to suggest?). A tool may keep expensive per-call work here (the Bash
 tool keeps its parse and plan) so one decision analyses a command once. The dict is dropped
-when the decision ends: nothing is cached across decisions.
+when the decision ends (or, if the decision deferred its suggestions, with them): nothing is
+cached across decisions.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ _MEMO: ContextVar[dict[Any, Any] | None] = ContextVar("agenttools_decision_memo"
 
 
 @contextmanager
-def decision_scope() -> Iterator[dict[Any, Any]]:
-    """Open a fresh memo for one decision (nested scopes share the outer one)."""
+def decision_scope(memo: dict[Any, Any] | None = None) -> Iterator[dict[Any, Any]]:
+    """Open a fresh memo for one decision (nested scopes share the outer one); ``memo``: go on
+    with the memo of a decision that has ended (its deferred suggestions see what it saw)."""
     outer = _MEMO.get()
     if outer is not None:
         yield outer
         return
-    memo: dict[Any, Any] = {}
+    if memo is None:
+        memo = {}
     token = _MEMO.set(memo)
     try:
         yield memo

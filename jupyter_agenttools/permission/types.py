@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import RuleSyntaxError
 
@@ -238,6 +238,12 @@ class PermissionDecision:
         return cls(PermissionBehavior.PASSTHROUGH, reason=reason,
                    message=kw.pop("message", reason), **kw)
 
+    def defer_suggestions(self, compute: Callable[[], list[PermissionRule]]) -> None:
+        """Work the suggestions out when someone first reads them. Most ASKs are answered by a
+        rule or never shown to a person (a hook, a benchmark, ``dont_ask``), and suggesting
+        costs as much as deciding: the engine defers it."""
+        self.__dict__["_suggestions"] = compute
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "behavior": self.behavior.value,
@@ -250,6 +256,23 @@ class PermissionDecision:
             "suggestions": [r.text for r in self.suggestions],
             "trace": [t.to_dict() for t in self.trace],
         }
+
+
+def _get_suggestions(self: PermissionDecision) -> list[PermissionRule]:
+    found = self.__dict__["_suggestions"]
+    if callable(found):  # deferred (defer_suggestions): computed once, on first use
+        found = self.__dict__["_suggestions"] = found()
+    return found  # type: ignore[no-any-return]
+
+
+def _set_suggestions(self: PermissionDecision, value: list[PermissionRule]) -> None:
+    self.__dict__["_suggestions"] = value
+
+
+# ``suggestions`` stays a dataclass field (constructor, eq, repr, replace) read through a
+# property, so that the engine can defer it.
+PermissionDecision.suggestions = property(  # type: ignore[assignment,method-assign]
+    _get_suggestions, _set_suggestions)
 
 
 @dataclass(frozen=True)
