@@ -32,6 +32,7 @@ BENCHMARKS = {
     "big-output": "bench_big_output",
     "backends": "bench_backends",
     "audit": "bench_audit",
+    "hook": "bench_hook",
 }
 
 

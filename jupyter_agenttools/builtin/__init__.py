@@ -1,24 +1,45 @@
 """The built-in tools: Bash, Read, Write, Edit, Glob, Grep (one module each).
 
 Their permission hooks only delegate (Bash → ``builtin.bash.policy``, the file tools →
-``permission.paths``); their execution goes through a backend (``backends``)."""
+``permission.paths``); their execution goes through a backend (``backends``).
+
+Each tool's module loads on first use of its name (``from jupyter_agenttools.builtin import
+Read`` does not load the shell analysis Bash needs): ``agenttools hook`` runs before every call
+of another agent and imports only the tool that call maps to."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .bash import Bash
-from .edit import Edit
-from .glob import Glob
-from .grep import Grep
-from .read import Read
-from .write import Write
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
     from ..tools.base import Tool
+    from .bash import Bash
+    from .edit import Edit
+    from .glob import Glob
+    from .grep import Grep
+    from .read import Read
+    from .write import Write
 
-__all__ = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "default_tools"]
+__all__ = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "default_tools", "TOOL_MODULES"]
+
+#: tool name → the module of this package that defines it (resolved by ``__getattr__``)
+TOOL_MODULES = {"Bash": "bash", "Read": "read", "Write": "write", "Edit": "edit",
+                "Glob": "glob", "Grep": "grep"}
+
+
+def __getattr__(name: str) -> Any:
+    module = TOOL_MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def default_tools(backend: "BackendBase | None" = None) -> list["Tool"]:
@@ -27,4 +48,4 @@ def default_tools(backend: "BackendBase | None" = None) -> list["Tool"]:
     from ._files import default_backend
 
     b = default_backend(backend)
-    return [Bash(b), Read(b), Write(b), Edit(b), Glob(b), Grep(b)]
+    return [__getattr__(name)(b) for name in TOOL_MODULES]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+import threading
 from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
@@ -15,9 +17,49 @@ GLOB_CHARS = re.compile(r"[*?\[{]")
 def default_backend(backend: "BackendBase | None") -> "BackendBase":
     if backend is not None:
         return backend
+    # lazy: backends.local loads asyncio and the process machinery, which a tool built only to
+    # decide permissions (``agenttools hook``, ``check``) never needs
     from ..backends.local import LocalBackend
 
     return LocalBackend()
+
+
+class _PendingLocalBackend:
+    """A LocalBackend not made yet: the directory the tool was created in (where
+    ``LocalBackend()`` would have started), made once on first use even from several threads."""
+
+    def __init__(self) -> None:
+        self.cwd = os.getcwd()
+        self._lock = threading.Lock()
+        self._backend: "BackendBase | None" = None
+
+    def get(self) -> "BackendBase":
+        with self._lock:
+            if self._backend is None:
+                from ..backends.local import LocalBackend  # lazy: see default_backend
+
+                self._backend = LocalBackend(self.cwd)
+            return self._backend
+
+
+class ToolBackend:
+    """A tool's ``backend`` attribute. Set to None, the tool runs on a LocalBackend in the
+    directory it was created in, as ``default_backend(None)`` gives, but made on first use: a
+    tool built only for its permission hooks never loads asyncio and the process machinery."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}"
+
+    def __get__(self, tool: Any, owner: type | None = None) -> Any:
+        if tool is None:
+            return self
+        value = tool.__dict__[self._slot]
+        if isinstance(value, _PendingLocalBackend):
+            value = tool.__dict__[self._slot] = value.get()
+        return value
+
+    def __set__(self, tool: Any, backend: "BackendBase | None") -> None:
+        tool.__dict__[self._slot] = _PendingLocalBackend() if backend is None else backend
 
 
 def _segment_regex(seg: str) -> str:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk
-from ._files import default_backend
+from ._files import ToolBackend
 from .read import FileToolMixin, path_word
 from .write import require_fresh_read, short_diff, write_and_remember
 
@@ -42,9 +42,10 @@ class Edit(FileToolMixin, Tool):
     read_only = False
     concurrency_safe = False
     rule_argument = "file_path"
+    backend = ToolBackend()  # None: a LocalBackend made on first use
 
     def __init__(self, backend: "BackendBase | None" = None):
-        self.backend = default_backend(backend)
+        self.backend = backend
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk
-from ._files import GLOB_CHARS, default_backend, glob_regex, list_files, split_glob
+from ._files import GLOB_CHARS, ToolBackend, glob_regex, list_files, split_glob
 from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
@@ -40,9 +40,10 @@ class Glob(FileToolMixin, Tool):
     read_only = True
     concurrency_safe = True
     rule_argument = "path"
+    backend = ToolBackend()  # None: a LocalBackend made on first use
 
     def __init__(self, backend: "BackendBase | None" = None, *, max_results: int = MAX_RESULTS):
-        self.backend = default_backend(backend)
+        self.backend = backend
         self.max_results = max_results
 
     def _path_of(self, tool_input: Mapping[str, Any],

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk
-from ._files import default_backend, glob_regex, list_files
+from ._files import ToolBackend, glob_regex, list_files
 from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
@@ -122,12 +122,13 @@ class Grep(FileToolMixin, Tool):
     read_only = True
     concurrency_safe = True
     rule_argument = "path"
+    backend = ToolBackend()  # None: a LocalBackend made on first use
 
     def __init__(self, backend: "BackendBase | None" = None, *,
                  use_ripgrep: bool | None = None):
         """``use_ripgrep``: None = when ``rg`` is on the backend's PATH; False = always the
         Python fallback; True = ripgrep or an error."""
-        self.backend = default_backend(backend)
+        self.backend = backend
         self.use_ripgrep = use_ripgrep
         self._rg: str | None | bool = False  # False = not looked up yet
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
 from ..tools.base import Tool, ToolChunk, text_block
-from ._files import default_backend
+from ._files import ToolBackend
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
@@ -151,10 +151,11 @@ class Read(FileToolMixin, Tool):
     read_only = True
     concurrency_safe = True
     rule_argument = "file_path"
+    backend = ToolBackend()  # None: a LocalBackend made on first use
 
     def __init__(self, backend: "BackendBase | None" = None, *,
                  max_line_chars: int = MAX_LINE_CHARS):
-        self.backend = default_backend(backend)
+        self.backend = backend
         self.max_line_chars = max_line_chars
 
     def path_effects(self, tool_input: Mapping[str, Any],

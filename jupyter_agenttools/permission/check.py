@@ -8,9 +8,11 @@ nothing is executed.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterable
 
+from .. import builtin  # loads no tool: each tool's module loads on first use of its name
 from ..errors import ToolNotFound
 from .engine import PermissionEngine
 from .types import PermissionContext, PermissionDecision, PermissionMode, PermissionRule
@@ -20,33 +22,57 @@ if TYPE_CHECKING:
 
 __all__ = ["check", "prepare", "builtin_tool", "builtin_names"]
 
-_BUILTIN: dict[str, "Tool"] | None = None
+#: the built-in tools made so far (for permission decisions: nothing is executed with them)
+_BUILTIN: dict[str, "Tool"] = {}
+_BUILTIN_LOCK = threading.Lock()
+#: the names ``builtin.notebook.notebook_tools()`` makes (known here without loading the Python
+#: analysis; tests/hooks/test_hook_imports.py checks the two agree)
+_NOTEBOOK_TOOLS = ("NotebookRead", "NotebookEdit", "RunCode", "Inspect")
+
+
+def _make(name: str) -> "Tool | None":
+    """Make the built-in tool ``name``, loading only its own modules: ``agenttools hook`` runs
+    before every call of another agent, and a Read must not pay for the shell analysis."""
+    if name in builtin.TOOL_MODULES:
+        return getattr(builtin, name)()
+    if name in _NOTEBOOK_TOOLS:
+        from ..builtin.notebook import notebook_tools  # lazy: the Python analysis
+
+        # made together: NotebookRead and NotebookEdit share what was read; outside a kernel
+        # they know no variables (RunCode: built-ins only)
+        made = {t.name: t for t in notebook_tools()}
+        for other, tool in made.items():
+            _BUILTIN.setdefault(other, tool)
+        return made.get(name)
+    return None
 
 
 def _builtins() -> dict[str, "Tool"]:
-    global _BUILTIN
-    if _BUILTIN is None:
-        from ..builtin import default_tools  # lazy: pulls in the shell analysis
-        from ..builtin.notebook import notebook_tools
-
-        # the notebook tools outside a kernel know no variables (RunCode: built-ins only)
-        _BUILTIN = {t.name: t for t in [*default_tools(), *notebook_tools()]}
-    return _BUILTIN
+    """Every built-in tool (all their modules load)."""
+    for name in (*builtin.TOOL_MODULES, *_NOTEBOOK_TOOLS):
+        builtin_tool(name)
+    return dict(_BUILTIN)
 
 
 def builtin_names() -> list[str]:
-    try:
-        return sorted(_builtins())
-    except ImportError:
-        return []
+    return sorted(_builtins())
 
 
 def builtin_tool(name: str) -> "Tool | None":
     """The built-in tool called ``name``, or None."""
-    try:
-        return _builtins().get(name)
-    except ImportError:
-        return None
+    found = _BUILTIN.get(name)
+    if found is not None:
+        return found
+    with _BUILTIN_LOCK:
+        found = _BUILTIN.get(name)
+        if found is None:
+            try:
+                found = _make(name)
+            except ImportError:
+                return None
+            if found is not None:
+                _BUILTIN[name] = found
+    return found
 
 
 def _resolve(tool: "Tool | str") -> "Tool":

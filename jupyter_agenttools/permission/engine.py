@@ -13,7 +13,6 @@ propagates.
 
 from __future__ import annotations
 
-import logging
 import os
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -54,8 +53,6 @@ if TYPE_CHECKING:
     from .settings import SettingsStore
 
 __all__ = ["PermissionEngine", "Middleware", "ToolResolver"]
-
-log = logging.getLogger(__name__)
 
 Next = Callable[["Tool", Mapping[str, Any], PermissionContext], PermissionDecision]
 Middleware = Callable[["Tool", Mapping[str, Any], PermissionContext, Next], PermissionDecision]
@@ -467,8 +464,13 @@ class PermissionEngine:
         except OSError as exc:  # the log is a record, not a gate: warn once, decide on
             if not self._audit_failed:
                 self._audit_failed = True
-                log.warning("cannot write the permission audit log %s: %s",
-                            getattr(self.audit, "path", "?"), exc)
+                # lazy: logging (with traceback, textwrap) loads only to warn; the engine
+                # decides every call of another agent's hook (``agenttools hook``)
+                import logging
+
+                logging.getLogger(__name__).warning(
+                    "cannot write the permission audit log %s: %s",
+                    getattr(self.audit, "path", "?"), exc)
 
     def record_answer(self, tool: "Tool", tool_input: Mapping[str, Any],
                       decision: PermissionDecision, answer: str,
@@ -694,19 +696,23 @@ class PermissionEngine:
                                       rule_source=rule.source if rule is not None else None,
                                       trace=trace)
         if tool_input is not None and not bypass_immune and context is not None:
-            # worked out when first read, on what this decision saw (its memo, its rules)
+            # built when first read, with this decision's memo (the tool's analysis is reused)
+            # and the rules in force at the decision
             memo, index = current_memo(), self._index
-            decision.defer_suggestions(lambda: self._suggest(tool, tool_input, context,
-                                                             offered, memo, index))
+            decision.suggest_later(
+                lambda: self._suggest(tool, tool_input, context, offered, memo, index))
         return decision
 
     @staticmethod
     def _suggest(tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
-                 offered: Sequence[Any], memo: dict[Any, Any] | None,
-                 index: _RuleIndex | None) -> list[PermissionRule]:
+                 offered: Sequence[Any], memo: dict[Any, Any] | None = None,
+                 index: _RuleIndex | None = None) -> list[PermissionRule]:
         try:
-            with decision_scope(memo):
-                raw = list(offered) or tool.suggest_rules(tool_input, context)
+            if offered:
+                raw = list(offered)
+            else:
+                with decision_scope(memo):
+                    raw = tool.suggest_rules(tool_input, context)
         except DeveloperOrientedException:
             raise
         except Exception:  # no suggestion is better than no decision

@@ -3,8 +3,7 @@
 The engine asks a tool several questions about the same call (read-only? its own check? does
 each rule match? what to suggest?). A tool may keep expensive per-call work here (the Bash
 tool keeps its parse and plan) so one decision analyses a command once. The dict is dropped
-when the decision ends (or, if the decision deferred its suggestions, with them): nothing is
-cached across decisions.
+when the decision ends: nothing is cached across decisions.
 """
 
 from __future__ import annotations
@@ -20,10 +19,10 @@ _MEMO: ContextVar[dict[Any, Any] | None] = ContextVar("agenttools_decision_memo"
 
 @contextmanager
 def decision_scope(memo: dict[Any, Any] | None = None) -> Iterator[dict[Any, Any]]:
-    """Open a fresh memo for one decision (nested scopes share the outer one); ``memo``: go on
-    with the memo of a decision that has ended (its deferred suggestions see what it saw)."""
+    """Open a fresh memo for one decision (nested scopes share the outer one). ``memo``:
+    re-open a finished decision's memo (its suggestions, built when first read)."""
     outer = _MEMO.get()
-    if outer is not None:
+    if outer is not None and memo is None:
         yield outer
         return
     if memo is None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 import warnings
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PathFactsMissing
 from . import resolver
@@ -60,7 +60,10 @@ def _unescape(segment: str) -> str:
     return _ESCAPED.sub(r"\1", segment)
 
 
-def _gitwildmatch():  # type: ignore[no-untyped-def]
+@lru_cache(maxsize=1)
+def _gitwildmatch() -> Any:
+    """pathspec's gitignore pattern class, loaded on the first glob compiled (pathspec is a
+    large import; ``agenttools hook`` decides many calls without any glob)."""
     try:  # pathspec >= 1.0 names the gitignore dialect this way
         from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
@@ -70,8 +73,6 @@ def _gitwildmatch():  # type: ignore[no-untyped-def]
 
         return GitWildMatchPattern
 
-
-_PATTERN_CLASS = _gitwildmatch()
 
 
 def _check(pattern: object) -> str:
@@ -188,7 +189,7 @@ def compile_glob(glob: str, broad: bool) -> re.Pattern[str]:
         glob = stripped + "".join(f"[{c}]" for c in glob[len(stripped):])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        body, _ = _PATTERN_CLASS.pattern_to_regex(glob)
+        body, _ = _gitwildmatch().pattern_to_regex(glob)
     if body is None:  # pragma: no cover - an absolute glob is never empty or a comment
         raise ValueError(f"the pattern {glob!r} matches nothing")
     body = body[1:] if body.startswith("^") else body

@@ -136,7 +136,37 @@ def _fast_validator() -> Any:
         import fastjsonschema
     except ImportError:  # jsonschema alone is slower to import, not less strict
         return None
-    return fastjsonschema.compile(schema())
+    compiled = _compiled_validator()
+    return compiled if compiled is not None else fastjsonschema.compile(schema())
+
+
+#: ``schema()`` compiled ahead of time by fastjsonschema (``python -m
+#: jupyter_agenttools.permission.settings_file`` writes it). Compiling takes ~15 ms, which every
+#: ``agenttools hook`` call (one process per tool call of another agent) would pay; the file is
+#: used only while the schema text it was made from is the schema's text now.
+COMPILED_VALIDATOR = Path(__file__).with_name("_settings_validator.py")
+
+
+def _compiled_validator() -> Any:
+    try:  # lazy: loaded with the first validation, as fastjsonschema is
+        from . import _settings_validator as compiled
+    except ImportError:  # not generated, or by a newer fastjsonschema than installed
+        return None
+    if compiled.SCHEMA_TEXT != SCHEMA_PATH.read_text(encoding="utf-8"):
+        return None  # the schema changed since: compiled now (and a test says to regenerate)
+    return compiled.validate
+
+
+def compiled_validator_source() -> str:
+    """The text of ``COMPILED_VALIDATOR`` for the schema as it is now."""
+    import fastjsonschema  # lazy: only to write the file (see _fast_validator)
+
+    text = SCHEMA_PATH.read_text(encoding="utf-8")
+    return (f'"""The settings schema compiled by fastjsonschema {fastjsonschema.VERSION}: '
+            'GENERATED, do not edit.\n\nRegenerate after changing settings.schema.json: '
+            '``python -m jupyter_agenttools.permission.settings_file``."""\n'
+            f"# fmt: off\nSCHEMA_TEXT = {text!r}\n\n"
+            + fastjsonschema.compile_to_code(json.loads(text)))
 
 
 def validate(path: Path, data: dict[str, Any], text: str | None, *, writing: bool = False
@@ -306,3 +336,7 @@ def _suggest(key: str, where: list[Any], allowed: list[str]) -> str:
         return f"did you mean {key_path(right)!r}?"
     return f"expected one of {', '.join(allowed)}" if allowed else "no keys are expected here"
 
+
+if __name__ == "__main__":
+    COMPILED_VALIDATOR.write_text(compiled_validator_source(), encoding="utf-8")
+    print(f"wrote {COMPILED_VALIDATOR}")

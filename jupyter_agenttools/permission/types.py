@@ -238,12 +238,6 @@ class PermissionDecision:
         return cls(PermissionBehavior.PASSTHROUGH, reason=reason,
                    message=kw.pop("message", reason), **kw)
 
-    def defer_suggestions(self, compute: Callable[[], list[PermissionRule]]) -> None:
-        """Work the suggestions out when someone first reads them. Most ASKs are answered by a
-        rule or never shown to a person (a hook, a benchmark, ``dont_ask``), and suggesting
-        costs as much as deciding: the engine defers it."""
-        self.__dict__["_suggestions"] = compute
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "behavior": self.behavior.value,
@@ -257,21 +251,27 @@ class PermissionDecision:
             "trace": [t.to_dict() for t in self.trace],
         }
 
+    def suggest_later(self, compute: Callable[[], list[PermissionRule]]) -> None:
+        """Build ``suggestions`` only when first read: most decisions are never shown to a
+        person, and suggesting (e.g. Bash's rule per sub-command) costs as much as deciding."""
+        self.__dict__["_suggest_later"] = compute
+
 
 def _get_suggestions(self: PermissionDecision) -> list[PermissionRule]:
-    found = self.__dict__["_suggestions"]
-    if callable(found):  # deferred (defer_suggestions): computed once, on first use
-        found = self.__dict__["_suggestions"] = found()
-    return found  # type: ignore[no-any-return]
+    compute = self.__dict__.pop("_suggest_later", None)
+    if compute is not None:
+        self.__dict__["_suggestions"] = compute()
+    return self.__dict__["_suggestions"]
 
 
 def _set_suggestions(self: PermissionDecision, value: list[PermissionRule]) -> None:
+    self.__dict__.pop("_suggest_later", None)
     self.__dict__["_suggestions"] = value
 
 
-# ``suggestions`` stays a dataclass field (constructor, eq, repr, replace) read through a
-# property, so that the engine can defer it.
-PermissionDecision.suggestions = property(  # type: ignore[assignment,method-assign]
+# a property over the dataclass field: __init__, replace(), ==, repr and to_dict() all go
+# through it, so a lazily built list looks exactly like one given at construction
+PermissionDecision.suggestions = property(  # type: ignore[assignment]
     _get_suggestions, _set_suggestions)
 
 

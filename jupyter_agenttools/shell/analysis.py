@@ -394,7 +394,7 @@ def _stdin_sources(cmd: Command, records: list[Command],
     """Shell code a shell reads on stdin: a here-document or here-string (its own or its
     wrapper's), or the static output of ``echo``/``printf`` piped into it."""
     out: list[str] = []
-    holder = cmd
+    holder: Command | None = cmd
     hops = 0
     while holder is not None and hops < MAX_DEPTH + 1:
         for r in holder.redirects:
@@ -405,7 +405,7 @@ def _stdin_sources(cmd: Command, records: list[Command],
             if before is not None and before.argv and before.argv[0].value in _PRINTERS and \
                     len(before.argv) > 1 and all(w.kind == LITERAL for w in before.argv[1:]):
                 values = [w.value for w in before.argv[1:]]
-                out.append(" ".join(v for v in values if v not in ("-e", "-n", "-E")))
+                out.append(" ".join(v or "" for v in values if v not in ("-e", "-n", "-E")))
         holder = records[holder.via] if holder.via is not None else None
         hops += 1
     return out
@@ -419,13 +419,14 @@ def _finish(out: ShellAnalysis) -> None:
         e = cmd.effects
         if e is not None and e.cwd is not None and cmd.via is None:
             out.cds.append(e.cwd)
-        elif e is not None and e.cwd is not None and records[cmd.via].effects is not None \
-                and any(r.same_shell for r in records[cmd.via].effects.runs):
-            out.cds.append(e.cwd)
+        elif e is not None and e.cwd is not None and cmd.via is not None:
+            runner = records[cmd.via].effects
+            if runner is not None and any(r.same_shell for r in runner.runs):
+                out.cds.append(e.cwd)
     for cmd in reversed(records):
         e = cmd.effects
         read_only = e is not None and e.read_only
-        if read_only and e.runs:
+        if e is not None and read_only and e.runs:
             for run in e.runs:
                 if run.how != ARGV or not run.exact:
                     read_only = False

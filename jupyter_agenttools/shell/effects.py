@@ -87,20 +87,20 @@ class Run:
 
 
 class Effects:
-    __slots__ = ("read_only", "reason", "paths", "runs", "network", "env", "secret", "system",
-                 "problems", "cwd")
+    # rarely set fields default at class level: an Effects is made for every command, and
+    # most commands have none of them (a plain class is quicker to build than slots)
+    network = ""
+    env: tuple[str, ...] = ()
+    secret = ""
+    system = ""
+    problems: list[str] | tuple[str, ...] = ()
+    cwd: Word | None = None  # `cd DIR`: where later commands run
 
     def __init__(self, read_only: bool, reason: str) -> None:
         self.read_only = read_only
         self.reason = reason
         self.paths: list[Access] = []
         self.runs: list[Run] = []
-        self.network = ""
-        self.env: tuple[str, ...] = ()
-        self.secret = ""
-        self.system = ""
-        self.problems: list[str] = []
-        self.cwd: Word | None = None  # `cd DIR`: where later commands run
 
     def no(self, reason: str) -> "Effects":
         """Mark not read-only (the first reason is kept)."""

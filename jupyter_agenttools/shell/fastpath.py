@@ -221,7 +221,7 @@ def _build(out: Syntax, groups: list[tuple[_Pending, str]]) -> Syntax | None:
         assignments: list[tuple[str, Word]] = []
         i = 0
         while i < len(words) and _ASSIGN.match(words[i].text):
-            name, _, value = words[i].value.partition("=")
+            name, _, value = (words[i].value or "").partition("=")
             assignments.append((name, Word(value, value, tilde=False)))
             i += 1
         argv = words[i:]

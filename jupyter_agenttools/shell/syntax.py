@@ -19,6 +19,7 @@ from __future__ import annotations
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from .effects import Effects
 from .words import (
     DYNAMIC,
     GLOB,
@@ -187,9 +188,19 @@ class Command:
     ``via`` the index of the command that runs this one (``sudo``, ``sh -c``, ``find -exec``).
     ``cds`` counts the directory changes (``cd``) that come before it in the analysis."""
 
-    __slots__ = ("argv", "assignments", "redirects", "nesting", "parent", "pipeline", "kind",
-                 "source", "start", "end", "via", "cds", "effects", "index", "depth",
-                 "children", "read_only", "suffix")
+    # defaults at class level: a plain class with few attributes set is quicker to build than
+    # slots (a Command is made for every command of every decision)
+    nesting = 0
+    parent: int | None = None
+    pipeline: tuple[int, int] | None = None
+    kind = "command"
+    via: int | None = None
+    depth = 0
+    cds = 0
+    effects: Effects | None = None  # set by the analysis (shell.analysis)
+    index = -1
+    read_only = False  # this command and everything it runs only read
+    suffix = False  # one of the suffixes of a wrapper whose options were not parsed
 
     def __init__(self, argv: list[Word], source: Source, start: int, end: int, *,
                  assignments: list[tuple[str, Word]] | None = None,
@@ -199,21 +210,22 @@ class Command:
         self.argv = argv
         self.assignments = assignments if assignments is not None else []
         self.redirects = redirects if redirects is not None else []
-        self.nesting = nesting
-        self.parent = parent
-        self.pipeline = pipeline
-        self.kind = kind
         self.source = source
         self.start = start
         self.end = end
-        self.via = via
-        self.depth = depth
-        self.cds = 0
-        self.effects = None
-        self.index = -1
         self.children: list[int] = []  # commands this one runs (indices in the analysis)
-        self.read_only = False  # this command and everything it runs only read
-        self.suffix = False  # one of the suffixes of a wrapper whose options were not parsed
+        if nesting:
+            self.nesting = nesting
+        if parent is not None:
+            self.parent = parent
+        if pipeline is not None:
+            self.pipeline = pipeline
+        if kind != "command":
+            self.kind = kind
+        if via is not None:
+            self.via = via
+        if depth:
+            self.depth = depth
 
     @property
     def text(self) -> str:

@@ -12,7 +12,8 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(REPO, "benchmarks", "run.py")
-NAMES = ["bash-decisions", "pipeline", "concurrency", "load", "big-output", "backends", "audit"]
+NAMES = ["bash-decisions", "pipeline", "concurrency", "load", "big-output", "backends", "audit",
+         "hook"]
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from jupyter_agenttools.builtin.bash.policy import (
@@ -20,8 +20,10 @@ from jupyter_agenttools.permission.types import (
     PermissionContext,
     PermissionRule,
 )
+from jupyter_agenttools.shell.fastpath import plain_commands
 from jupyter_agenttools.shell.parse import PARSER as _PARSER
 from jupyter_agenttools.shell.parse import analyze
+from jupyter_agenttools.shell.syntax import parse_commands
 
 CTX = PermissionContext(cwd=str(Path(__file__).parent), home="/home/fuzz")
 SEEDS = [json.loads(line)["input"]["command"] for line in
@@ -29,6 +31,12 @@ SEEDS = [json.loads(line)["input"]["command"] for line in
          if line.strip()]
 ALLOW_ALL = PermissionRule.parse("Bash(ls:*)", "allow")
 DENY_RM = PermissionRule.parse("Bash(rm:*)", "deny")
+
+# Deterministic: the same examples on every run and machine (seeded from each test function,
+# no example database), so a red CI run is reproducible; failures found earlier are pinned
+# below with @example.
+FUZZ = settings(deadline=None, derandomize=True, database=None,
+                suppress_health_check=list(HealthCheck))
 
 SHELL_CHARS = st.sampled_from(list(" \t\n;&|<>()[]{}$`'\"\\*?!#=~-/.,:@%^+0123456789") +
                               ["\r", "\x00", "\u202e", "\u200b", "$(", "<(", "${", "<<",
@@ -82,25 +90,27 @@ def _check(command: str) -> None:
         assert d.behavior is PermissionBehavior.ALLOW, (command, d.reason)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(FUZZ, max_examples=300)
 @given(RANDOM)
 def test_random_commands(command: str) -> None:
     _check(command)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(FUZZ, max_examples=400)
 @given(mutated())
+@example("co+:nda list")  # tree-sitter error node at offset 0: once slipped through as analysable
+@example("a+:b")
 def test_mutated_corpus_commands(command: str) -> None:
     _check(command)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(FUZZ, max_examples=300)
 @given(st.text(max_size=200))
 def test_arbitrary_unicode(command: str) -> None:
     _check(command)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(FUZZ, max_examples=300)
 @given(st.lists(st.one_of(SHELL_CHARS, st.characters(min_codepoint=0x80)), max_size=12)
        .map("".join))
 def test_shell_syntax_next_to_any_code_point(command: str) -> None:
@@ -132,13 +142,10 @@ FAST_SEPS = st.sampled_from([" ", "  ", "\t", " | ", "|", " && ", "&&", " || ", 
                              "&", ""])
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(FUZZ, max_examples=600)
 @given(st.lists(st.tuples(FAST_WORDS, FAST_SEPS), min_size=1, max_size=8),
        st.sampled_from(["", ";", " |", "&"]))
 def test_fast_path_matches_the_tree_walk(pieces: list[tuple[str, str]], tail: str) -> None:
-    from jupyter_agenttools.shell.fastpath import plain_commands
-    from jupyter_agenttools.shell.syntax import parse_commands
-
     command = "".join(w + s for w, s in pieces).strip() + tail
     if not command.strip():
         return

@@ -295,7 +295,9 @@ def _exfiltration(plan: Plan) -> str | None:
             return f"{printed[0][0]}, with {what} in the same command"
     for c in net:
         e = c.effects
-        for access in e.paths:  # type: ignore[union-attr]
+        if e is None:
+            continue
+        for access in e.paths:
             if access.kind == READ:
                 hit = secret_word(access.word, plan, c, precise=False)
                 if hit:

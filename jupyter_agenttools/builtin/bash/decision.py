@@ -41,7 +41,7 @@ def read_only(plan: Plan) -> tuple[bool, str]:
     found = plan.memo.get("read-only")
     if found is None:
         found = plan.memo["read-only"] = _read_only(plan)
-    return found  # type: ignore[return-value]
+    return found
 
 
 def _read_only(plan: Plan) -> tuple[bool, str]:
@@ -230,7 +230,7 @@ def check(plan: Plan, command: object) -> PermissionDecision:
     decision = plan.memo.get("decision")
     if decision is None:
         decision = plan.memo["decision"] = _check(plan, command)
-    return decision  # type: ignore[return-value]
+    return decision
 
 
 def _check(plan: Plan, command: object) -> PermissionDecision:

@@ -33,7 +33,8 @@ def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
         e = command.effects
         if e is None or not e.paths:
             continue
-        bases: list[tuple[str, ...]] | None | bool = False  # computed on first need
+        bases: list[tuple[str, ...]] | None = None
+        bases_known = False  # computed on first need
         for access in e.paths:
             if access.detail == "guess":
                 continue  # any path-looking word, checked for keys only
@@ -48,8 +49,9 @@ def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
             path = _path_word(word)
             if not path:
                 continue
-            if bases is False:
+            if not bases_known:
                 bases = base_words(plan, command)
+                bases_known = True
             glob = word.kind == GLOB
             if path.startswith("/") or (word.tilde and path.startswith("~")) or bases is None:
                 keys: list[tuple[str, ...] | None] = [()] if path.startswith(("/", "~")) \
@@ -73,4 +75,4 @@ def path_effects(tool_input: Mapping[str, Any], context: PermissionContext | Non
     hit = plan.memo.get("path-effects")
     if hit is None:
         hit = plan.memo["path-effects"] = effects_of_plan(plan)
-    return hit  # type: ignore[return-value]
+    return hit

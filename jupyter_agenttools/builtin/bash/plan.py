@@ -14,6 +14,7 @@ import os
 import stat
 from functools import lru_cache
 from itertools import combinations
+from typing import Any
 
 from ...permission.memo import current_memo
 from ...permission.types import PermissionContext
@@ -92,7 +93,7 @@ class Plan:
         self.cwd = context.cwd
         self.explicit = explicit  # the caller gave a context (else the cwd is a guess)
         self._bases: dict[int, tuple[str, ...] | None] = {}
-        self.memo: dict[str, object] = {}
+        self.memo: dict[object, Any] = {}  # keyed by a name or (name, command index)
         self._real_dirs: dict[str, str] = {}
         self._working: tuple[str, ...] | None = None
 

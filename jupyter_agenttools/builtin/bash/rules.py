@@ -274,10 +274,10 @@ def _first_words(plan: Plan) -> tuple[frozenset[str], bool]:
             if w.kind != LITERAL:
                 dynamic = True
                 continue
-            names.add(_basename(w.value))
+            names.add(_basename(w.value or ""))
         hit = (frozenset(names), dynamic)
         plan.memo["first-words"] = hit
-    return hit  # type: ignore[return-value]
+    return hit
 
 
 # git options taking a separate value, before the sub-command
@@ -291,8 +291,8 @@ def _deny_forms(values: list[str | None]) -> list[list[str | None]]:
     name = _basename(values[0]) if values and values[0] else None
     if name == "git":
         i = 1
-        while i < len(values) and values[i] is not None and values[i].startswith("-"):
-            i += 2 if values[i] in _GIT_GLOBAL_VALUE else 1
+        while i < len(values) and (value := values[i]) is not None and value.startswith("-"):
+            i += 2 if value in _GIT_GLOBAL_VALUE else 1
         if i > 1:
             forms.append(values[:1] + values[i:])
     return forms

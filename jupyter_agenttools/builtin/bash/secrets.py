@@ -267,17 +267,17 @@ def secrets_of(plan: Plan, command: Command) -> list[Finding]:
     key = ("secrets", command.index)
     hit = plan.memo.get(key)
     if hit is not None:
-        return hit  # type: ignore[return-value]
+        return hit
     found: list[Finding] = []
     e = command.effects
     if e is not None:
         for access in e.paths:
             kind = access.kind
             if kind == READ and access.detail == "filter":
-                why = filter_selects_secret(access.word.value.rsplit("/", 1)[-1])
+                why = filter_selects_secret((access.word.value or "").rsplit("/", 1)[-1])
                 f = (why, True) if why else None
             elif kind == READ and access.detail == "pathspec":
-                why = _pathspec_secret(access.word.value)
+                why = _pathspec_secret(access.word.value or "")
                 f = (why, True) if why else None
             elif kind == READ and access.detail not in ("maybe", "guess"):
                 f = secret_word(access.word, plan, command, precise=True)
@@ -310,7 +310,7 @@ def all_secrets(plan: Plan) -> list[Finding]:
         for command in plan.analysis.records:
             hit.extend(secrets_of(plan, command))
         plan.memo["all-secrets"] = hit
-    return hit  # type: ignore[return-value]
+    return hit
 
 
 def key_handed_over(plan: Plan) -> Finding | None:

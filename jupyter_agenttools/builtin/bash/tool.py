@@ -11,7 +11,7 @@ from ...permission.effects import PathEffect
 from ...permission.types import PermissionContext, PermissionDecision, PermissionRule
 from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
-from .._files import default_backend
+from .._files import ToolBackend
 from .effects import path_effects as _path_effects
 from .policy import (
     bash_check_permissions,
@@ -61,11 +61,12 @@ class Bash(Tool):
     read_only = False
     concurrency_safe = False
     rule_argument = "command"
+    backend = ToolBackend()  # None: a LocalBackend made on first use
 
     def __init__(self, backend: "BackendBase | None" = None, *,
                  output_budget: int = DEFAULT_BUDGET_CHARS, offload_dir: str | None = None,
                  default_timeout_ms: int = DEFAULT_TIMEOUT_MS, shell: str = "/bin/bash"):
-        self.backend = default_backend(backend)
+        self.backend = backend
         self.output_budget = output_budget
         self.offload_dir = offload_dir
         self.default_timeout_ms = default_timeout_ms
@@ -147,7 +148,7 @@ class Bash(Tool):
         stream = self.backend.exec_shell_stream([self.shell, "-c", command],
                                                 timeout=timeout_ms / 1000)
         try:
-            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+            async with contextlib.aclosing(stream):
                 async for item in stream:
                     if isinstance(item, ExecResult):
                         final = item

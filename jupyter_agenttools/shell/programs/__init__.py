@@ -64,7 +64,7 @@ def program_name(word: Word | None) -> str | None:
     (``./ls``, ``/tmp/x/ls``) are returned as they are; None when decided at run time."""
     if word is None or word.kind != LITERAL:
         return None
-    v = word.value
+    v = word.value or ""  # a LITERAL word has a value
     if "/" in v:
         for d in SYSTEM_BIN_DIRS:
             if v.startswith(d) and "/" not in v[len(d):] and v[len(d):]:
@@ -108,16 +108,16 @@ def classify(argv: list[Word]) -> Effects:
     first = argv[0]
     if first.kind != LITERAL:
         return Effects(False, "the program is decided at run time")
-    name = first.value
+    name = first.value or ""  # a LITERAL word has a value
     if "/" in name:
         name = program_name(first) or name
         if "/" in name:
-            e = Effects(False, f"{name} is not a system program")
-            _maybe_reads(argv, e)
-            return e
+            foreign = Effects(False, f"{name} is not a system program")
+            _maybe_reads(argv, foreign)
+            return foreign
         argv = [literal(name)] + argv[1:]
     handler = _HANDLERS.get(name)
-    e = None
+    e: Effects | None = None
     if handler is not None:
         if name == "command" and len(argv) > 1 and argv[1].value in ("-v", "-V", "-pv", "-pV"):
             e = command_query(argv)

@@ -76,7 +76,7 @@ def tar(argv: list[Word]) -> Effects:
         # old-style bundle `tar tfI PROG`: each letter is an option; the values follow in
         # the order of the letters that take one
         first = words[0]
-        letters = first.value
+        letters = first.value or ""
         rebuilt: list[Word] = []
         k = 1
         for letter in letters:
@@ -154,7 +154,7 @@ def unzip(argv: list[Word]) -> Effects:
     while i < len(words):
         w = words[i]
         i += 1
-        v = w.value
+        v = w.value or ""
         if w.kind == DYNAMIC:
             e.no("an argument decided at run time")
             continue

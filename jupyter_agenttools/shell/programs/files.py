@@ -68,9 +68,9 @@ def _problems(s: Scan, e: Effects, loose_ok: bool = False) -> Effects:
     a file named ``-r.pyc`` is refused by rm) but not for cp/mv/ln (``-t..`` moves the
     destination)."""
     if s.problems:
-        e.problems.extend(s.problems)
+        e.problems = list(s.problems)
     elif s.loose and (not loose_ok or any(w.kind != "glob" for w in s.loose)):
-        e.problems.append("a word that may become an option")
+        e.problems = ["a word that may become an option"]
     return e
 
 

@@ -122,8 +122,8 @@ def find(argv: list[Word]) -> Effects:
             e.add(LIST, words[i])
         if v in _ONE_VALUE or v in ("-empty", "-executable", "-readable", "-writable"):
             filtered = True
-            if v in ("-name", "-iname") and i < n and words[i].value is not None:
-                names.append(words[i].value)
+            if v in ("-name", "-iname") and i < n and (name := words[i].value) is not None:
+                names.append(name)
             elif v in _BY_PATH and i < n:
                 paths.append((v, words[i].value))
         value_next = v in _ONE_VALUE

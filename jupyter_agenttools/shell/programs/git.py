@@ -208,7 +208,7 @@ def git(argv: list[Word]) -> Effects:
     n = len(words)
     while i < n:
         w = words[i]
-        v = w.value
+        v = w.value or ""
         if w.kind == DYNAMIC:
             e.no("a git argument decided at run time")
             return e

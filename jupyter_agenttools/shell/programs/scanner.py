@@ -189,7 +189,7 @@ def scan(words: list[Word], table: Table, start: int = 0) -> Scan:
             if not permute:
                 options = False
             continue
-        v = w.value
+        v = w.value or ""
         if v == "--":
             options = False
             s.dashdash = True

@@ -230,7 +230,7 @@ def gh(argv: list[Word]) -> Effects:
     if values in (["--version"], ["version"]):
         return _yes("prints its version")
     if len(values) >= 2 and (values[0], values[1]) in _GH_READ:
-        for v in values:
+        for v in (value or "" for value in values):  # no None: checked above
             name = v.split("=", 1)[0]
             # pflag: `-th` bundles -t, `--web=true` spells --web
             if name in ("--web", "--show-token") or (

@@ -52,8 +52,9 @@ _TAIL_FOLLOW = "follows the file forever"
 def _response_files(argv: list[Word], s: Scan, e: Effects) -> None:
     """binutils read more options from ``@FILE`` (a bad option quotes the file's text)."""
     for w in s.operands:
-        if (w.value or "").startswith("@"):
-            e.add(READ, Word(w.value[1:], w.value[1:]))
+        value = w.value or ""
+        if value.startswith("@"):
+            e.add(READ, Word(value[1:], value[1:]))
             e.no("@FILE reads options from a file")
 
 
@@ -73,7 +74,7 @@ def xxd(argv: list[Word]) -> Effects:
     i = 0
     while i < len(words):
         w = words[i]
-        v = w.value
+        v = w.value or ""
         i += 1
         if w.kind != "literal":
             e.no("xxd: an argument decided at run time")
@@ -104,7 +105,7 @@ def xxd(argv: list[Word]) -> Effects:
             e.add(READ, w)
     return e
 
-TABLE: dict[str, Callable[[list[Word]], Effects]] = {  # type: ignore[dict-item]
+TABLE: dict[str, Callable[[list[Word]], Effects]] = {
     # --- file contents --------------------------------------------------------------------
     "cat": Program("prints files", options(
         "AbeEnstTuv", "", "show-all number-nonblank show-ends number squeeze-blank show-tabs "

@@ -71,7 +71,7 @@ def shell(argv: list[Word]) -> Effects:
     n = len(words)
     while i < n:
         w = words[i]
-        v = w.value
+        v = w.value or ""
         if w.kind == DYNAMIC:
             exact = False
             break
@@ -242,7 +242,7 @@ def interpreter(argv: list[Word]) -> Effects:
     in_place = False
     while i < n:
         w = words[i]
-        v = w.value
+        v = w.value or ""
         if w.kind == DYNAMIC:
             e.runs.append(Run(CODE, name, language=spec.language, exact=False))
             return e
@@ -469,7 +469,7 @@ def env(argv: list[Word]) -> Effects:
     k = 0
     while k < len(operands):
         w = operands[k]
-        v = w.value
+        v = w.value or ""
         if w.kind == LITERAL and "=" in v and v.split("=", 1)[0].replace("_", "a").isalnum() \
                 and not v[0].isdigit():
             name = v.split("=", 1)[0]
@@ -547,7 +547,7 @@ def wrapper(argv: list[Word]) -> Effects:
     if name in ("sudo", "doas") and s.has("-s", "--shell", "-i", "--login"):
         if operands:
             if all(w.kind == LITERAL for w in operands):
-                e.runs.append(Run(SOURCE, name, source=" ".join(w.value for w in operands),
+                e.runs.append(Run(SOURCE, name, source=" ".join(w.value or "" for w in operands),
                                   language="sh"))
             else:
                 e.runs.append(Run(CODE, name, language="sh"))
@@ -558,7 +558,7 @@ def wrapper(argv: list[Word]) -> Effects:
     if name == "watch" and not s.tagged("exec"):
         if operands:
             if all(w.kind == LITERAL for w in operands):
-                e.runs.append(Run(SOURCE, name, source=" ".join(w.value for w in operands),
+                e.runs.append(Run(SOURCE, name, source=" ".join(w.value or "" for w in operands),
                                   language="sh"))
             else:
                 e.runs.append(Run(CODE, name, language="sh"))
@@ -638,7 +638,7 @@ def eval_(argv: list[Word]) -> Effects:
     words = argv[1:]
     e = Effects(False, "eval runs its arguments as shell code")
     if words and all(w.kind == LITERAL for w in words):
-        e.runs.append(Run(SOURCE, "eval", source=" ".join(w.value for w in words),
+        e.runs.append(Run(SOURCE, "eval", source=" ".join(w.value or "" for w in words),
                           language="sh", same_shell=True))
     elif words:
         e.runs.append(Run(CODE, "eval", language="sh"))
