@@ -143,7 +143,7 @@ class PermissionEngine:
     """
 
     def __init__(self, *, mode: PermissionMode | str | None = None,
-                 rules: Iterable[PermissionRule] | Mapping[str, Sequence[Any]] = (),
+                 rules: Iterable[PermissionRule] | Mapping[str, Iterable[Any]] = (),
                  settings: "SettingsStore | str | os.PathLike[str] | None" = None,
                  context: PermissionContext | None = None,
                  middlewares: Iterable[Middleware] = (),
@@ -153,12 +153,12 @@ class PermissionEngine:
             from .settings import SettingsStore
 
             settings = SettingsStore(settings)
-        self.settings = settings
+        self.settings: SettingsStore | None = settings  # type: ignore[assignment]
         if audit is not None and not hasattr(audit, "record"):
             from .audit import AuditLog
 
             audit = AuditLog(audit)
-        self.audit = audit
+        self.audit: AuditLog | None = audit  # type: ignore[assignment]
         self._audit_failed = False
         self.session = session or uuid.uuid4().hex[:12]
         self._lock: Lockdown | None = None
@@ -167,11 +167,11 @@ class PermissionEngine:
             try:
                 lock = self.lockdown
             except SettingsError:  # a broken project file is reported at the first decision
-                lock = managed_lockdown(settings.path("managed")) if settings is not None \
-                    else managed_lockdown()
+                lock = managed_lockdown(self.settings.path("managed")) \
+                    if self.settings is not None else managed_lockdown()
             self._mode = lock.check_mode(mode)
         if context is None:
-            root = str(settings.project_root) if settings is not None else None
+            root = str(self.settings.project_root) if self.settings is not None else None
             context = PermissionContext(cwd=os.getcwd(), project_root=root)
         self._base_context = context
         self._context_cache: tuple[Any, PermissionContext] | None = None
@@ -214,7 +214,7 @@ class PermissionEngine:
             if unknown:
                 raise ValueError(f"expected rule lists under 'allow', 'ask', 'deny', "
                                  f"got {sorted(unknown)}")
-            out = []
+            out: list[PermissionRule] = []
             for behavior in ("deny", "ask", "allow"):
                 entries = rules.get(behavior) or []
                 if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
@@ -237,6 +237,14 @@ class PermissionEngine:
         self._refresh_settings()
         return self._current_mode()
 
+    @mode.setter
+    def mode(self, value: PermissionMode | str | None) -> None:
+        """Set this session's mode (None: follow the settings). A mode the managed settings
+        forbid raises ModeUnavailable: a session never overrides the managed layer."""
+        if value is not None and self.settings is not None:
+            self._refresh_settings()  # the managed file as it is now
+        self._mode = None if value is None else self.lockdown.check_mode(value)
+
     def _current_mode(self, lock: Lockdown | None = None) -> PermissionMode:
         if lock is None:
             lock = self.lockdown
@@ -247,14 +255,6 @@ class PermissionEngine:
             if m is not None:
                 return m
         return lock.fallback_mode()
-
-    @mode.setter
-    def mode(self, value: PermissionMode | str | None) -> None:
-        """Set this session's mode (None: follow the settings). A mode the managed settings
-        forbid raises ModeUnavailable: a session never overrides the managed layer."""
-        if value is not None and self.settings is not None:
-            self._refresh_settings()  # the managed file as it is now
-        self._mode = None if value is None else self.lockdown.check_mode(value)
 
     @property
     def lockdown(self) -> Lockdown:
@@ -273,6 +273,11 @@ class PermissionEngine:
         """The base context with the current mode and the settings' additional directories."""
         return self._context_in(self._current_mode())
 
+    @context.setter
+    def context(self, value: PermissionContext) -> None:
+        self._base_context = value
+        self._context_cache = None
+
     def _context_in(self, mode: PermissionMode) -> PermissionContext:
         extra = self.settings.merged.additional_directories if self.settings is not None else ()
         key = (mode, extra)
@@ -284,11 +289,6 @@ class PermissionEngine:
             ctx = ctx.with_(mode=key[0])
         self._context_cache = (key, ctx)
         return ctx
-
-    @context.setter
-    def context(self, value: PermissionContext) -> None:
-        self._base_context = value
-        self._context_cache = None
 
     @staticmethod
     def _with_extra(ctx: PermissionContext, extra: tuple[str, ...]) -> PermissionContext:
@@ -458,6 +458,8 @@ class PermissionEngine:
             summary = tool.input_summary(tool_input)
         except Exception:
             summary = repr(tool_input)[:200]
+        if self.audit is None:
+            return
         try:
             self.audit.record_decision(tool=tool.name, input_summary=summary,
                                        decision=decision, mode=mode, session=self.session)
@@ -593,9 +595,10 @@ class PermissionEngine:
         safety = effect_safety(effects, context, name) if effects else None
 
         # 3. read-only fast path
+        is_read_only: Any = tool.is_read_only  # the protocol's hook, or one taking the context
         if safety is None and (
-                tool.is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
-                else tool.is_read_only(tool_input)):
+                is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
+                else is_read_only(tool_input)):
             trace.append(TraceStep("read_only", "allow", "the call cannot change anything"))
             return self._done(ALLOW, "read_only", trace, tool, "read-only call",
                               f"Permission granted for {name} (read-only).")
@@ -618,19 +621,19 @@ class PermissionEngine:
                 return self._done(b, "tool_check", trace, tool, d.reason or d.message,
                                   d.message or d.reason, bypass_immune=d.bypass_immune)
             if b is ASK:
-                verdict = policy.safety_ask if d.bypass_immune else policy.plain_ask
+                ask_verdict = policy.safety_ask if d.bypass_immune else policy.plain_ask
                 kind = "safety ASK" if d.bypass_immune else "ASK"
-                if verdict is None:
+                if ask_verdict is None:
                     trace.append(TraceStep("tool_check", "ignored",
                                            f"{kind} ignored in {mode} mode: {d.reason}"))
                 elif d.bypass_immune:
-                    trace.append(TraceStep("tool_check", verdict.value,
+                    trace.append(TraceStep("tool_check", ask_verdict.value,
                                            f"safety ASK (allow rules cannot silence it): "
                                            f"{d.reason}"))
-                    if verdict is ASK:
+                    if ask_verdict is ASK:
                         return self._done(ASK, "tool_check", trace, tool, d.reason,
                                           d.message or d.reason, bypass_immune=True)
-                    return self._done(verdict, "tool_check", trace, tool,
+                    return self._done(ask_verdict, "tool_check", trace, tool,
                                       f"{d.reason}; {mode} mode: no one to answer",
                                       f"Permission to use {name} was denied: "
                                       f"{d.message or d.reason} (no one can answer in {mode} "
@@ -638,7 +641,7 @@ class PermissionEngine:
                 else:
                     trace.append(TraceStep("tool_check", "ask",
                                            f"{d.reason}; an allow rule may still allow it"))
-                    remembered = (d, verdict)
+                    remembered = (d, ask_verdict)
             else:
                 trace.append(TraceStep("tool_check", "passthrough", d.reason or "no opinion"))
 
