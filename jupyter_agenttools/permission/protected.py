@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .facts import ResolvedPath, facts_for, working_dirs
+from .facts import PathFacts, ResolvedPath, facts_for, working_dirs
 from .locations import default_managed_path, default_user_dir
+from .memo import current_memo
 from .patterns import compile_glob
 
 if TYPE_CHECKING:
@@ -150,6 +151,19 @@ def protected_reason(kind: str, recursive: bool, target: ResolvedPath,
     if kind not in ("write", "delete", "chmod") or not target.known:
         return None
     facts = facts_for(context)
+    # asked twice per write of a decision (the tier itself, then the effect's own policy)
+    memo = current_memo()
+    key = ("agenttools.protected", kind, recursive, target, context, id(facts))
+    if memo is not None and key in memo:
+        return memo[key][0]
+    found = _protected_reason(kind, recursive, target, context, facts)
+    if memo is not None:
+        memo[key] = (found, facts)  # the facts are kept so that their id is not reused
+    return found
+
+
+def _protected_reason(kind: str, recursive: bool, target: ResolvedPath,
+                      context: "PermissionContext", facts: PathFacts) -> str | None:
     home = facts.home
     for path in {target.physical, target.lexical}:
         for regex, reason in _compiled(home):

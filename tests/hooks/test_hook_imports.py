@@ -15,6 +15,7 @@ import pytest
 
 from jupyter_agenttools.builtin.notebook import notebook_tools
 from jupyter_agenttools.permission.check import _NOTEBOOK_TOOLS, builtin_names, builtin_tool
+from jupyter_agenttools.permission.settings import SettingsStore
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,6 +52,8 @@ def project(tmp_path, monkeypatch):
         "deny": ["Bash(git push:*)", "Write(secrets/**)"], "allow": ["mcp__github"]}}))
     monkeypatch.setenv("AGENTTOOLS_USER_DIR", str(tmp_path / "user"))
     monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
+    # the person trusts their project's settings (`agenttools trust`): its allow rules count
+    SettingsStore(root).set_trust()
     return root
 
 
