@@ -15,6 +15,10 @@ caches are empty), then 5 timed rounds of engine / parse / analyze (quick: 40 co
 round). Optional: AgentScope's engine over the same commands, run by the interpreter named in
 ``AGENTSCOPE_PYTHON`` (a separate venv; agentscope is never our dependency), with its own parse
 floor measured in that process.
+
+The stress set (``stress.py``: every shape the analysis could go quadratic on) is decided at
+100 kB with its rules (engine built once, thread CPU time, best of 3 runs; quick: 10 kB, 1 run):
+the issue's bound is 50 ms per decision.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ import gc
 import json
 import os
 import subprocess
+import tempfile
 import time
 
 from _common import CORPUS, HERE, REPO, Skip, dist_us, per_item_min
+from stress import MAX_SIZE, RULES, shapes
 
 ABOUT = ("Bash permission decisions/s (engine reused, default mode, no result cache) over the "
          "shell corpus, vs the bare tree-sitter parse of the same commands")
@@ -34,6 +40,7 @@ ABOUT = ("Bash permission decisions/s (engine reused, default mode, no result ca
 AGENTSCOPE_REF_PER_S = 7500
 TARGET_PER_S = 5 * AGENTSCOPE_REF_PER_S
 TARGET_P99_US = 100.0
+TARGET_STRESS_MS = 50.0
 
 # Used when the corpus is missing; also the warm-up set (imports, first parse).
 BUILTIN = [
@@ -94,6 +101,29 @@ def _agentscope(commands: list[str], rounds: int) -> dict:
         return {"skipped": f"the AgentScope worker failed (exit {proc.returncode}): "
                            f"{proc.stderr.strip()[-400:]}"}
     return json.loads(lines[-1])
+
+
+def _stress(quick: bool) -> dict:
+    """Each stress shape decided at the largest size (thread CPU time, best of runs)."""
+    from jupyter_agenttools.permission.check import prepare
+
+    size, runs = (10_000, 1) if quick else (MAX_SIZE, 3)
+    with tempfile.TemporaryDirectory() as folder:
+        engine, bash = prepare("Bash", mode="default", rules=RULES, cwd=folder)
+        engine.decide(bash, {"command": "ls"})
+        per_shape: dict[str, float] = {}
+        for name, make in shapes().items():
+            command = make(size)
+            best = float("inf")
+            for _ in range(runs):
+                t0 = time.thread_time()
+                engine.decide(bash, {"command": command})
+                best = min(best, time.thread_time() - t0)
+            per_shape[name] = round(best * 1000, 2)
+    worst = max(per_shape, key=per_shape.__getitem__)
+    return {"size": size, "runs": runs, "ms": per_shape, "worst_shape": worst,
+            "worst_ms": per_shape[worst], "target_ms": TARGET_STRESS_MS,
+            "met": per_shape[worst] <= TARGET_STRESS_MS}
 
 
 def run(quick: bool) -> dict:
@@ -182,6 +212,7 @@ def run(quick: bool) -> dict:
             "max_cost_in_parses": round(100_000 / TARGET_PER_S, 2),
         },
     }
+    out["stress"] = _stress(quick)
     as_result = _agentscope(commands, rounds)
     out["agentscope"] = as_result
     if "decisions_per_s" in as_result:
@@ -206,6 +237,10 @@ def summary(f: dict) -> str:
              f"p99 {e['best_of_rounds']['p99_us']:.0f} us",
              f"parse floor {f['parse_floor']['parses_per_s']:,}/s: a decision costs "
              f"{f['decision_cost_in_parses']} parses; analyze {f['analyze']['analyses_per_s']:,}/s"]
+    st = f.get("stress")
+    if st:
+        lines.append(f"stress set at {st['size']:,} chars: worst {st['worst_ms']} ms "
+                     f"({st['worst_shape']}), target <= {st['target_ms']:.0f} ms")
     a = f.get("agentscope", {})
     if "ratio_vs_agentscope" in f:
         lines.append(f"AgentScope {a['decisions_per_s']:,}/s (p99 {a['p99_us']:.0f} us): "

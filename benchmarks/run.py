@@ -32,6 +32,8 @@ BENCHMARKS = {
     "big-output": "bench_big_output",
     "backends": "bench_backends",
     "audit": "bench_audit",
+    "sandbox": "bench_sandbox",
+    "process-tree": "bench_process_tree",
     "hook": "bench_hook",
 }
 

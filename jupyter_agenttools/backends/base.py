@@ -20,6 +20,7 @@ Conventions every backend keeps:
 from __future__ import annotations
 
 import abc
+import dataclasses
 import inspect
 import json
 import os
@@ -70,6 +71,17 @@ class ExecResult:
     truncated: bool = False
     offload_path: str | None = None
     stderr_offload_path: str | None = None
+    #: processes stopped at a timeout or cancellation (None: nothing had to be stopped)
+    stopped: int | None = None
+    #: ``"pid:name"`` of processes still alive after that stop (should be empty)
+    survivors: tuple[str, ...] = ()
+    #: ``"pid:name"`` of processes a completed command left running in the background
+    left_running: tuple[str, ...] = ()
+    #: True when every process the command started was tracked (the supervisor's subreaper),
+    #: False when only its process group could be (no supervisor on this platform/backend)
+    tracked: bool = False
+    #: "on" when it ran in the sandbox; "refused: …"/"failed: …" when it could not
+    sandbox: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -262,6 +274,8 @@ class BackendBase(abc.ABC):
     #: path semantics of the backend (not of the host)
     path = posixpath
     os_name = "posix"
+    #: whether exec_shell/exec_shell_stream take ``sandbox=`` (a ``sandbox.SandboxSpec``)
+    supports_sandbox = False
 
     def __init__(self, *, memory_cap: int = DEFAULT_MEMORY_CAP, spool_dir: str | None = None):
         self.memory_cap = memory_cap
@@ -305,7 +319,8 @@ class BackendBase(abc.ABC):
                         yield name, chunk
             elif value:
                 yield name, value.encode() if isinstance(value, str) else value
-        yield ExecResult(result.exit_code, b"", b"", timed_out=result.timed_out)
+        yield dataclasses.replace(result, stdout=b"", stderr=b"", truncated=False,
+                                  offload_path=None, stderr_offload_path=None)
 
     async def collect(self, stream: AsyncIterator[StreamItem]) -> ExecResult:
         """Gather a chunk stream into one ExecResult, spooling past ``memory_cap``."""
@@ -324,10 +339,9 @@ class BackendBase(abc.ABC):
         if final is None:  # pragma: no cover - a stream always ends with its result
             raise BackendError("command stream ended without a result")
         out, err = spools["stdout"], spools["stderr"]
-        return ExecResult(final.exit_code, bytes(out.head), bytes(err.head),
-                          timed_out=final.timed_out,
-                          truncated=bool(out.path or err.path),
-                          offload_path=out.path, stderr_offload_path=err.path)
+        return dataclasses.replace(final, stdout=bytes(out.head), stderr=bytes(err.head),
+                                   truncated=bool(out.path or err.path),
+                                   offload_path=out.path, stderr_offload_path=err.path)
 
     # --- derived operations (defaults through exec_shell) -------------------------------------
 

@@ -7,9 +7,11 @@ REST for the kernel, the WebSocket ``/channels`` endpoint in its JSON form for m
 Every primitive is a Python snippet executed in that kernel (so the kernel must be a Python
 kernel). The snippet answers through ``display_data`` messages of a private MIME type, one JSON
 object each, so bytes travel base64-encoded and output streams back as it arrives. Commands run
-as a subprocess in a new session; the snippet enforces the timeout itself (SIGTERM, then SIGKILL
-to the whole group), and an interrupt (sent when the caller is cancelled or the kernel overruns)
-raises KeyboardInterrupt in the snippet whose ``finally`` kills the group as well.
+under the supervisor (``_supervise.py``, shipped with the helpers) in a new session; the snippet
+enforces the timeout itself (the supervisor stops every process the command started, also
+those that left its group), and an interrupt (sent when the caller is cancelled or the kernel
+overruns) raises KeyboardInterrupt in the snippet whose ``finally`` stops the tree as well. If
+the kernel is killed, the supervisor notices its parent's death and stops the tree.
 
 A kernel that dies mid-call gives BackendError at once (not a hang). The next call recovers:
 it restarts a kernel started here, or reconnects to the server's kernel (which the server
@@ -46,7 +48,7 @@ import logging
 import queue
 import time
 import uuid
-from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Mapping, Sequence
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import BackendError
@@ -59,6 +61,10 @@ from .base import (
     StreamItem,
     raise_remote_error,
 )
+from .supervisor import SupervisorReport, supervisor_source
+
+if TYPE_CHECKING:
+    from .sandbox import SandboxSpec
 
 __all__ = ["JupyterKernelBackend"]
 
@@ -76,8 +82,8 @@ log = logging.getLogger(__name__)
 
 # Kernel-side code, installed once per kernel (re-installed automatically after a restart).
 _KERNEL_SOURCE = OPS_SOURCE + r'''
-import base64 as _b64, queue as _q, signal as _sig, subprocess as _sp, tempfile as _tf
-import threading as _th, time as _tm
+import base64 as _b64, queue as _q, signal as _sig, subprocess as _sp, sys as _sys
+import tempfile as _tf, threading as _th, time as _tm
 from IPython.display import display as _display
 
 _AGT_MIME = "application/x-agenttools-backend+json"
@@ -92,9 +98,45 @@ def _agt_killpg(pid, sig):
     except (ProcessLookupError, PermissionError):
         pass
 
-def _agt_exec(argv, cwd, env, timeout):
+_AGT_SUPERVISED = _sys.platform.startswith("linux") and _o.path.isdir("/proc")
+
+class _AgtStatus:
+    """The supervisor's status lines (see _supervise.py), read by a thread."""
+
+    def __init__(self, fd):
+        self.lines, self.exited, self.done = [], _th.Event(), _th.Event()
+        _th.Thread(target=self._read, args=(fd,), daemon=True).start()
+
+    def _read(self, fd):
+        try:
+            with _o.fdopen(fd, "rb", 0) as f:
+                buf = b""
+                while True:
+                    b = f.read(4096)
+                    if not b:
+                        break
+                    buf += b
+                    while b"\n" in buf:
+                        line, buf = buf.split(b"\n", 1)
+                        line = line.decode("utf-8", "replace")
+                        self.lines.append(line)
+                        if line.startswith("exit "):
+                            self.exited.set()
+        finally:
+            self.exited.set()
+            self.done.set()
+
+def _agt_exec(argv, cwd, env, timeout, options=()):
     full = dict(_o.environ)
     full.update(env or {})
+    status = sw = None
+    if _AGT_SUPERVISED:
+        sr, sw = _o.pipe()
+        run = [_sys.executable, "-I", "-S", "-c", _AGT_SUPERVISOR, "--status-fd", str(sw),
+               "--parent", str(_o.getpid()), "--grace", "0.5", "--on-exit", "wait"]
+        run += list(options or ()) + ["--"] + list(argv)
+    else:
+        run = argv
     # An interrupt landing inside Popen would lose the child (created, but no Popen object to
     # kill it with): hold SIGINT back until the process is known, then honour it.
     deferred = []
@@ -103,13 +145,23 @@ def _agt_exec(argv, cwd, env, timeout):
     except ValueError:  # not the main thread: no handler to swap
         old_handler = None
     try:
-        p = _sp.Popen(argv, cwd=cwd or None, env=full, stdin=_sp.DEVNULL, stdout=_sp.PIPE,
-                      stderr=_sp.PIPE, start_new_session=True)
+        if cwd and not _o.path.isdir(cwd):
+            raise (NotADirectoryError(20, "Not a directory", cwd) if _o.path.exists(cwd)
+                   else FileNotFoundError(2, "No such file or directory", cwd))
+        p = _sp.Popen(run, cwd=cwd or None, env=full, stdin=_sp.DEVNULL, stdout=_sp.PIPE,
+                      stderr=_sp.PIPE, start_new_session=True,
+                      pass_fds=(sw,) if sw is not None else ())
+        if sw is not None:
+            status = _AgtStatus(sr)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
         p = None
         code = 126 if isinstance(e, PermissionError) else 127
         msg = "cannot run %r: %s: %s\n" % (list(argv), e.strerror, e.filename or "")
+        if sw is not None:
+            _o.close(sr)
     finally:
+        if sw is not None:
+            _o.close(sw)
         if old_handler is not None:
             _sig.signal(_sig.SIGINT, old_handler)
     if p is None:
@@ -119,7 +171,7 @@ def _agt_exec(argv, cwd, env, timeout):
         return
     q = _q.Queue(maxsize=16)
     deadline = None if timeout is None else _tm.monotonic() + timeout
-    open_streams, timed_out, seq, completed = 2, False, 0, False
+    open_streams, timed_out, seq, finished = 2, False, 0, False
 
     def pump(name, f):
         try:
@@ -147,6 +199,24 @@ def _agt_exec(argv, cwd, env, timeout):
                 _agt_emit({"k": "out", "s": name, "n": seq, "b": _b64.b64encode(b).decode()})
                 seq += 1
 
+    def stop():
+        # The supervisor stops the whole tree (SIGTERM, grace, freeze, SIGKILL) and reports;
+        # the group kill after it only catches what a dead supervisor left.
+        if status is not None and p.poll() is None:
+            try:
+                p.send_signal(_sig.SIGTERM)
+                p.wait(5)
+            except _sp.TimeoutExpired:
+                pass
+        else:
+            _agt_killpg(p.pid, _sig.SIGTERM)
+            try:
+                p.wait(0.5)
+            except _sp.TimeoutExpired:
+                pass
+        _agt_killpg(p.pid, _sig.SIGKILL)
+        p.wait()
+
     try:
         _agt_emit({"k": "pid", "pid": p.pid})
         if deferred:
@@ -159,26 +229,48 @@ def _agt_exec(argv, cwd, env, timeout):
                 timed_out = True
                 break
             drain(min(now + 0.5, deadline) if deadline is not None else now + 0.5)
+        if not timed_out:
+            # output closed; the command itself may still run (it closed its streams)
+            while True:
+                left = None if deadline is None else deadline - _tm.monotonic()
+                if left is not None and left <= 0:
+                    timed_out = True
+                    break
+                if status is not None:
+                    if status.exited.wait(0.5 if left is None else min(left, 0.5)):
+                        break
+                else:
+                    try:
+                        p.wait(0.5 if left is None else min(left, 0.5))
+                        break
+                    except _sp.TimeoutExpired:
+                        pass
         if timed_out:
-            _agt_killpg(p.pid, _sig.SIGTERM)
-            try:
-                p.wait(0.5)
-            except _sp.TimeoutExpired:
-                pass
-            _agt_killpg(p.pid, _sig.SIGKILL)
+            stop()
             drain(_tm.monotonic() + 0.5)
-        p.wait()
-        completed = not timed_out
-    finally:
-        if not completed:  # timed out or interrupted: nothing of the group survives
-            _agt_killpg(p.pid, _sig.SIGKILL)
+        elif status is not None:
+            if p.poll() is None:
+                p.send_signal(_sig.SIGUSR1)  # release: detached processes may stay
+            try:
+                p.wait(5)
+            except _sp.TimeoutExpired:
+                stop()
+        else:
             p.wait()
+        finished = True
+    finally:
+        if not finished:  # interrupted: nothing of the tree survives
+            stop()
         for f in (p.stdout, p.stderr):
             try:
                 f.close()
             except OSError:
                 pass
-    _agt_emit({"k": "exit", "code": p.returncode, "timed_out": timed_out})
+    result = {"k": "exit", "code": p.returncode, "timed_out": timed_out}
+    if status is not None:
+        status.done.wait(2)
+        result["status"] = list(status.lines)
+    _agt_emit(result)
 
 def _agt_read_range(path, offset, size):
     with open(path, "rb") as f:
@@ -246,7 +338,7 @@ def _agt_main(req):
 def _agt_run(req):
     kind = req["kind"]
     if kind == "exec":
-        _agt_exec(req["argv"], req["cwd"], req["env"], req["timeout"])
+        _agt_exec(req["argv"], req["cwd"], req["env"], req["timeout"], req.get("options"))
     elif kind == "read":
         try:
             _agt_read(req["path"], req["chunk"])
@@ -264,7 +356,8 @@ def _agt_run(req):
 # transfers crawl; expressions are plain evals. The cell itself only checks the install.
 _NS = "__agenttools_backend__"
 _CHECK_CODE = f"{_NS}['_agt_main']"
-_INSTALL_CODE = f"{_NS} = {{}}\nexec({_KERNEL_SOURCE!r}, {_NS})\n"
+_INSTALL_CODE = (f"{_NS} = {{}}\n{_NS}['_AGT_SUPERVISOR'] = {supervisor_source()!r}\n"
+                 f"exec({_KERNEL_SOURCE!r}, {_NS})\n")
 
 
 def _expression(request: dict[str, Any]) -> dict[str, str]:
@@ -599,6 +692,8 @@ class _WSTransport:
 
 class JupyterKernelBackend(BackendBase):
     """Build with ``await JupyterKernelBackend.start(...)`` or ``await …connect(...)``."""
+
+    supports_sandbox = True
 
     def __init__(self, transport: Any, *, memory_cap: int | None = None,
                  spool_dir: str | None = None):
@@ -991,16 +1086,23 @@ class JupyterKernelBackend(BackendBase):
 
     async def exec_shell(self, argv: Sequence[str], *, cwd: str | None = None,
                          timeout: float | None = None,
-                         env: Mapping[str, str] | None = None) -> ExecResult:
-        return await self.collect(self.exec_shell_stream(argv, cwd=cwd, timeout=timeout, env=env))
+                         env: Mapping[str, str] | None = None,
+                         sandbox: "SandboxSpec | None" = None) -> ExecResult:
+        return await self.collect(self.exec_shell_stream(argv, cwd=cwd, timeout=timeout, env=env,
+                                                         sandbox=sandbox))
 
     async def exec_shell_stream(self, argv: Sequence[str], *, cwd: str | None = None,
                                 timeout: float | None = None,
-                                env: Mapping[str, str] | None = None
+                                env: Mapping[str, str] | None = None,
+                                sandbox: "SandboxSpec | None" = None
                                 ) -> AsyncIterator[StreamItem]:
+        """Runs in the kernel under the supervisor (shipped with the helpers), so a timeout, a
+        cancellation or the kernel's death stops every process the command started;
+        ``sandbox=`` needs bubblewrap on the kernel's machine."""
         request = {"kind": "exec", "argv": [str(a) for a in argv], "cwd": cwd,
                    "env": dict(env) if env else None,
-                   "timeout": None if timeout is None else float(timeout)}
+                   "timeout": None if timeout is None else float(timeout),
+                   "options": sandbox.options(extra_env=env or ()) if sandbox else []}
         final: ExecResult | None = None
         pgid: int | None = None
         expected = 0
@@ -1018,7 +1120,7 @@ class JupyterKernelBackend(BackendBase):
                 elif k == "pid":
                     pgid = int(item["pid"])
                 elif k == "exit":
-                    final = ExecResult(int(item["code"]), timed_out=bool(item["timed_out"]))
+                    final = _exit_result(item)
                 elif k == "fail":
                     raise_remote_error(item["error"])
         except BackendError:
@@ -1114,6 +1216,25 @@ class JupyterKernelBackend(BackendBase):
 
     async def which(self, program: str) -> str | None:
         return await self._call("which", program)
+
+
+def _exit_result(item: Mapping[str, Any]) -> ExecResult:
+    """The kernel's exit message as an ExecResult, with what the supervisor reported."""
+    timed_out = bool(item["timed_out"])
+    code = int(item["code"]) if item.get("code") is not None else -1
+    lines = item.get("status")
+    if lines is None:  # no supervisor on the kernel's machine: the group was all there was
+        return ExecResult(code, timed_out=timed_out)
+    report = SupervisorReport()
+    for line in lines:
+        report.feed(str(line))
+    if report.exit_code is not None:
+        code = report.exit_code
+    elif timed_out:
+        code = -15
+    return ExecResult(code, timed_out=timed_out, stopped=report.stopped,
+                      survivors=tuple(report.survivors), left_running=tuple(report.left),
+                      tracked=bool(report.tracked), sandbox=report.sandbox)
 
 
 async def _rechunk(chunks: AsyncIterator[bytes] | Iterable[bytes], size: int

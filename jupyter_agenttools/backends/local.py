@@ -8,29 +8,35 @@ import contextlib
 import functools
 import os
 import shutil
-import signal
 import sys
 import tempfile
-from typing import Any, AsyncIterator, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Mapping, Sequence
 
 from ..permission.facts import LocalFacts
 from ..permission.resolver import gather_facts
 from .base import CHUNK_SIZE, OPS_SOURCE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem
+from .supervisor import SUPERVISION, SupervisedProcess, SupervisorReport
+
+if TYPE_CHECKING:
+    from .sandbox import SandboxSpec
 
 __all__ = ["LocalBackend"]
 
-KILL_GRACE = 0.5  # seconds between SIGTERM and SIGKILL of a timed-out process group
-DRAIN_GRACE = 0.5  # seconds to wait for pipes after the group is dead (escaped daemons)
+DRAIN_GRACE = 0.5  # seconds to wait for pipes after the tree is dead (a process out of reach)
 
 
 class LocalBackend(BackendBase):
-    """Runs each command in a new session (its own process group) with stdin closed; a
-    timeout or a cancellation kills the whole group. ``cwd`` defaults to the process's current
+    """Runs each command under the supervisor (``supervisor.py``: a child subreaper in a new
+    session) with stdin closed; a timeout or a cancellation stops every process the command
+    started, also those that left its process group, and so does the kernel's death.
+    ``sandbox=`` runs it in bubblewrap (``sandbox.py``). ``cwd`` defaults to the process's current
     directory at construction and stays fixed; ``env`` entries are merged over ``os.environ``."""
 
     python_executable = sys.executable
     path = os.path
     os_name = os.name
+    #: exec_shell/exec_shell_stream accept ``sandbox=`` (a SandboxSpec)
+    supports_sandbox = True
 
     def __init__(self, cwd: str | None = None, *, env: Mapping[str, str] | None = None,
                  memory_cap: int | None = None, spool_dir: str | None = None):
@@ -59,22 +65,28 @@ class LocalBackend(BackendBase):
 
     async def exec_shell(self, argv: Sequence[str], *, cwd: str | None = None,
                          timeout: float | None = None,
-                         env: Mapping[str, str] | None = None) -> ExecResult:
-        return await self.collect(self.exec_shell_stream(argv, cwd=cwd, timeout=timeout, env=env))
+                         env: Mapping[str, str] | None = None,
+                         sandbox: "SandboxSpec | None" = None) -> ExecResult:
+        return await self.collect(self.exec_shell_stream(argv, cwd=cwd, timeout=timeout, env=env,
+                                                         sandbox=sandbox))
 
     async def exec_shell_stream(self, argv: Sequence[str], *, cwd: str | None = None,
                                 timeout: float | None = None,
-                                env: Mapping[str, str] | None = None
+                                env: Mapping[str, str] | None = None,
+                                sandbox: "SandboxSpec | None" = None
                                 ) -> AsyncIterator[StreamItem]:
         full_env = self._base_env()
         if env:
             full_env.update(env)
         workdir = self._resolve(cwd) if cwd else self._current_cwd()
+        if sandbox is not None and not SUPERVISION:
+            yield "stderr", b"cannot run in the sandbox: it needs Linux (bubblewrap)\n"
+            yield ExecResult(126, sandbox="refused: the sandbox needs Linux")
+            return
+        options = sandbox.options(extra_env=env or ()) if sandbox is not None else ()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=workdir, env=full_env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, limit=CHUNK_SIZE)
+            proc = await SupervisedProcess.start(argv, cwd=workdir, env=full_env,
+                                                 options=options, limit=CHUNK_SIZE)
         except (FileNotFoundError, NotADirectoryError) as exc:
             what = workdir if not os.path.isdir(workdir) else (argv[0] if argv else "")
             yield "stderr", f"cannot run {list(argv)!r}: {exc.strerror}: {what}\n".encode()
@@ -85,7 +97,7 @@ class LocalBackend(BackendBase):
             yield ExecResult(126)
             return
 
-        _LIVE_GROUPS.add(proc.pid)
+        _LIVE.add(proc)
         # Two readers feed one bounded queue: output comes out in arrival order and a slow
         # consumer applies back-pressure instead of growing memory.
         queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue(maxsize=8)
@@ -95,12 +107,12 @@ class LocalBackend(BackendBase):
                 await queue.put((name, chunk))
             await queue.put(None)
 
-        readers = [asyncio.ensure_future(pump("stdout", proc.stdout)),  # type: ignore[arg-type]
-                   asyncio.ensure_future(pump("stderr", proc.stderr))]  # type: ignore[arg-type]
+        readers = [asyncio.ensure_future(pump("stdout", proc.proc.stdout)),  # type: ignore
+                   asyncio.ensure_future(pump("stderr", proc.proc.stderr))]  # type: ignore
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + max(0.0, float(timeout))
         open_streams = 2
-        timed_out = completed = False
+        timed_out = finished = False
         try:
             while open_streams:
                 wait = None if deadline is None else deadline - loop.time()
@@ -116,10 +128,14 @@ class LocalBackend(BackendBase):
                     open_streams -= 1
                 else:
                     yield item
+            if not timed_out:
+                # Output is closed; the command itself may still run (it closed its streams).
+                wait = None if deadline is None else max(0.0, deadline - loop.time())
+                timed_out = not await proc.wait_command(wait)
             if timed_out:
-                await self._kill_group(proc)
-                # Whatever the dying group still wrote is output too; don't wait for
-                # descendants that escaped the group and keep a pipe open.
+                report = await proc.stop()
+                # Whatever the dying tree still wrote is output too; a pipe held by a process
+                # the supervisor could not reach is not waited for.
                 end = loop.time() + DRAIN_GRACE
                 while open_streams and loop.time() < end:
                     try:
@@ -131,36 +147,23 @@ class LocalBackend(BackendBase):
                     else:
                         yield item
             else:
-                await proc.wait()
-                completed = True
-            code = proc.returncode if proc.returncode is not None else -1
-            yield ExecResult(code, timed_out=timed_out)
+                report = await proc.release()
+            finished = True
+            yield _result(proc, report, timed_out)
         finally:
-            # Timeout, cancellation or an abandoned generator: nothing of the group survives,
-            # the leader's background children included. (A command that ran to its end may
-            # leave a deliberately detached process behind.)
-            if not completed:
-                _killpg(proc.pid, signal.SIGKILL)
+            # Cancellation or an abandoned generator: nothing the command started survives,
+            # also processes that left its process group. (A command that ran to its end may
+            # leave a deliberately detached process behind: release() reports it.)
+            if not finished:
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(proc.wait(), 2)
-            _LIVE_GROUPS.discard(proc.pid)
+                    await proc.stop()
+            _LIVE.discard(proc)
             for r in readers:
                 r.cancel()
-            for stream in (proc.stdout, proc.stderr):
+            for stream in (proc.proc.stdout, proc.proc.stderr):
                 transport = getattr(stream, "_transport", None)
                 if transport is not None:
                     transport.close()
-
-    async def _kill_group(self, proc: asyncio.subprocess.Process) -> None:
-        _killpg(proc.pid, signal.SIGTERM)
-        try:
-            await asyncio.wait_for(proc.wait(), KILL_GRACE)
-        except asyncio.TimeoutError:
-            pass
-        # The leader may be gone while members linger: always finish the group off.
-        _killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(proc.wait(), 2)
 
     # --- files --------------------------------------------------------------------------------
 
@@ -278,21 +281,28 @@ def _ops() -> dict[str, Any]:
     return ns
 
 
-# Process groups of commands still running. When the interpreter exits (a kernel shut down
-# while an agent's command runs), they are killed: nothing outlives the kernel that started it.
-_LIVE_GROUPS: set[int] = set()
+# Commands still running. When the interpreter exits (a kernel shut down while an agent's
+# command runs) they are stopped: nothing outlives the kernel that started it. (A SIGKILLed
+# kernel cannot run this; the supervisors notice their parent's death and stop their trees.)
+_LIVE: set[SupervisedProcess] = set()
 
 
 @atexit.register
-def _kill_live_groups() -> None:
-    for pid in list(_LIVE_GROUPS):
-        _killpg(pid, signal.SIGKILL)
-    _LIVE_GROUPS.clear()
+def _kill_live_commands() -> None:
+    for proc in list(_LIVE):
+        proc.kill_now()
+    _LIVE.clear()
 
 
-def _killpg(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
+def _result(proc: SupervisedProcess, report: SupervisorReport, timed_out: bool) -> ExecResult:
+    """The command's result with what the supervisor said about its processes."""
+    code = proc.exit_code
+    if proc.supervised and report.exit_code is None and timed_out:
+        code = -15  # stopped before the supervisor saw it exit (its own code is not the command's)
+    return ExecResult(
+        code, timed_out=timed_out, stopped=report.stopped, survivors=tuple(report.survivors),
+        left_running=tuple(report.left), tracked=bool(report.tracked),
+        sandbox=report.sandbox)
 
 
 def _read_bytes(path: str) -> bytes:

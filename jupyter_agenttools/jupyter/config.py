@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Enum, Int, TraitError, Unicode, default, validate
+from traitlets import Bool, Dict, Enum, Int, TraitError, Unicode, default, validate
 from traitlets.config import Configurable
 
+from ..backends.sandbox_settings import SandboxSettingsError, parse_sandbox_settings
 from ..permission.types import PermissionMode
 
 __all__ = ["AgentTools", "MODES", "BACKENDS"]
@@ -79,6 +80,13 @@ class AgentTools(Configurable):
         False, help="Make every %%agent cell wait for its run (needs ipykernel >= 7.4)."
     ).tag(config=True)
 
+    sandbox = Dict(
+        help='This session\'s "sandbox" setting, above the settings files (only the managed '
+        'layer is higher): {"enabled": true, "network": false, "writable": [...], "hidden": '
+        '[...], "env_allow": [...], "required": false}. `%agent sandbox on|off` sets '
+        '"enabled". Bash then runs in bubblewrap (backends/sandbox.py).',
+    ).tag(config=True)
+
     @default("model")
     def _model_from_env(self) -> str:
         return os.environ.get("AGENTTOOLS_MODEL", "")
@@ -98,6 +106,14 @@ class AgentTools(Configurable):
         if why is not None:
             raise TraitError(f"cannot use the {mode} mode: {why}")
         return mode
+
+    @validate("sandbox")
+    def _check_sandbox(self, proposal):
+        try:
+            parse_sandbox_settings(proposal["value"], "AgentTools.sandbox")
+        except SandboxSettingsError as exc:
+            raise TraitError(str(exc)) from None
+        return proposal["value"]
 
     @validate("max_turns")
     def _check_turns(self, proposal):

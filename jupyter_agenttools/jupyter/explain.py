@@ -42,7 +42,7 @@ _REWRITES: list[tuple[re.Pattern[str], str]] = [
      r"It writes its output to \1."),
     (re.compile(r"^not read-only: (.+)$"), r"It may change something: \1."),
     (re.compile(r"^(Write|Edit) of (.+?) \(inside the working directories\)$"),
-     r"It changes the file \2 (inside the project)."),
+     "It changes a file inside the project."),
     (re.compile(r"^Safety check: (.+)$"), r"\1."),
 ]
 

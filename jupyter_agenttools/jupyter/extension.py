@@ -89,14 +89,22 @@ class AgentSession:
         self.shell = shell
         self.config = config
         self.project_dir = Path(config.project_dir or os.getcwd()).expanduser().resolve()
+        from ..backends.sandbox import SandboxController
+
         self.backend = self._make_backend(config.backend)
+        self.settings = SettingsStore(self.project_dir)
+        # Bash's sandbox: the settings' "sandbox" key under this session's override
+        self.sandbox = SandboxController(
+            self.sandbox_policy, lambda: self.engine.context.all_working_directories,
+            project_root=str(self.project_dir),
+            extra_protect=(str(self.settings.user_dir), str(self.settings.path("managed"))))
         self.toolkit = Toolkit()
         for tool in default_tools(self.backend):
+            self._attach_sandbox(tool)
             self.toolkit.add_tool(tool)
         from .notebook_host import install_notebook_tools
 
         install_notebook_tools(self)  # group "notebook": NotebookRead/Edit, RunCode, Inspect
-        self.settings = SettingsStore(self.project_dir)
         self.audit = AuditLog(self.project_dir / ".agenttools" / "audit.jsonl")
         self.engine = PermissionEngine(
             mode=config.mode or None, settings=self.settings, audit=self.audit,
@@ -112,6 +120,12 @@ class AgentSession:
         from .state import kernel_id
 
         self._kernel_id = kernel_id() if shell is not None and hasattr(shell, "kernel") else None
+        if self._kernel_id is not None:  # no stale state file after the kernel exits
+            import atexit
+
+            from .state import remove_state
+
+            atexit.register(remove_state, self._kernel_id)
         config.observe(self._mode_changed, names=["mode"])
         config.observe(self._backend_changed, names=["backend"])
 
@@ -137,8 +151,23 @@ class AgentSession:
         for tool in default_tools(backend):
             if self.toolkit.find_tool(tool.name) is not None:
                 self.toolkit.remove_tool(tool.name)
+            self._attach_sandbox(tool)
             self.toolkit.add_tool(tool)
         self.backend = backend
+
+    def _attach_sandbox(self, tool: Any) -> None:
+        if hasattr(tool, "sandbox") and tool.name == "Bash":
+            tool.sandbox = self.sandbox
+
+    def sandbox_policy(self) -> Any:
+        """The sandbox in force: the settings files' ``sandbox`` key (re-read when changed)
+        under ``AgentTools.sandbox`` (``%agent sandbox on|off``), the managed layer on top."""
+        from ..backends.sandbox_settings import policy_from_settings
+
+        self.settings.reload_if_changed()
+        return policy_from_settings(self.settings.merged, session=self.config.sandbox,
+                                    project_root=str(self.project_dir),
+                                    user_dir=str(self.settings.user_dir))
 
     def _mode_changed(self, change: dict) -> None:
         self.engine.mode = change["new"] or None  # None: the settings' mode
@@ -302,11 +331,11 @@ class AgentSession:
         return Agent(**kwargs)
 
     def conversation_length(self) -> int:
-        """How many earlier prompts the next %%agent continues (0: a fresh conversation)."""
+        """How many finished prompts the next %%agent continues (0: a fresh conversation)."""
         agent = self._agent
         if agent is None:
             return 0
-        return sum(1 for m in agent.messages if m.get("role") == "user")
+        return sum(1 for run in agent.runs if run.done)
 
     def reset_conversation(self) -> int:
         """``%agent reset``: the next run starts a fresh conversation; returns how many

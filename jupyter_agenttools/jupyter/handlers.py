@@ -18,8 +18,13 @@ trust        POST        ``{"trusted": true|false, "sha256"?}`` trust the projec
                          they are (``sha256``: only if they still hash to what the person saw,
                          else 409) or forget the trust
 validate     POST        ``{"rule", "behavior"?, "examples"?, …}`` → ``{"ok", "error"?}``
+kernels      GET         the running kernels and their agents (``panel_api.py``)
 notebook     GET, POST   the notebook tools' live document (see ``notebook_live.py``)
 ===========  ==========  =================================================================
+
+The settings routes (settings, rules, mode, audit, check, validate) take ``?project=<dir>``:
+the project of a running kernel whose settings the request reads or writes (default: the
+server's project).
 
 Every verb is ``@web.authenticated`` and ``@authorized`` on the resource ``agenttools``.
 Errors are JSON ``{"error": "..."}``: 413 for a body over MAX_BODY_BYTES (refused from its
@@ -59,6 +64,7 @@ from ..errors import (
 )
 from ..strict_json import loads as strict_loads
 from .notebook_live import live_edit, live_read
+from .panel_api import kernel_project_store, kernels_view, project_state
 
 __all__ = ["AUTH_RESOURCE", "ROUTES"]
 
@@ -121,7 +127,19 @@ class AgentToolsHandler(APIHandler):
 
     @property
     def store(self) -> Any:
-        return self.settings["agenttools_store"]
+        """The settings of the project this request is about: the server's own, or with
+        ``?project=<dir>`` the project of a running kernel (see ``jupyter/state.py``);
+        any other directory is a 400."""
+        default = self.settings["agenttools_store"]
+        project = self.get_query_argument("project", "").strip()
+        if not project or project == str(default.project_root):
+            return default
+        state = project_state(list(self.kernel_manager.list_kernel_ids()), project)
+        if state is None:
+            raise web.HTTPError(400, "unknown project %r: expected the server's project (%s) "
+                                     "or the project of a running kernel", project,
+                                str(default.project_root))
+        return kernel_project_store(self.settings, state)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         exc = kwargs.get("exc_info", (None, None, None))[1]
@@ -497,6 +515,14 @@ class NotebookHandler(AgentToolsHandler):
         self.reply(payload, status)
 
 
+class KernelsHandler(AgentToolsHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await kernels_view(self.settings, self.kernel_manager,
+                                      self.session_manager, self.run))
+
+
 class TrustHandler(AgentToolsHandler):
     """Workspace trust of the server's project (``permission/trust.py``): the panel's "Trust
     this folder" button POSTs here."""
@@ -542,4 +568,5 @@ ROUTES = [
     ("check", CheckHandler),
     ("validate", ValidateHandler),
     ("notebook", NotebookHandler),
+    ("kernels", KernelsHandler),
 ]

@@ -21,6 +21,7 @@ from IPython.display import display
 
 from ..errors import AgentToolsError
 from ..errors import UsageError as CoreUsageError
+from . import sandbox_command  # noqa: F401  (registers %agent sandbox)
 from .commands import (
     SUBCOMMANDS,
     argument,

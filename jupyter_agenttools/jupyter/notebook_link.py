@@ -28,6 +28,7 @@ from ..errors import ToolExecutionError
 __all__ = ["ServerLink"]
 
 TIMEOUT = 10.0
+SESSION_TIMEOUT = 2.0
 
 
 class ServerLink:
@@ -54,7 +55,8 @@ class ServerLink:
         return self._info
 
     def _request(self, method: str, route: str, body: dict[str, Any] | None = None,
-                 query: dict[str, str] | None = None) -> tuple[int, Any]:
+                 query: dict[str, str] | None = None,
+                 timeout: float = TIMEOUT) -> tuple[int, Any]:
         info = self.info()
         if info is None:
             return 0, None
@@ -68,7 +70,7 @@ class ServerLink:
         if token:
             request.add_header("Authorization", f"token {token}")
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 return response.status, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as exc:
             try:
@@ -87,7 +89,8 @@ class ServerLink:
         now = time.monotonic()
         if self._session_cache is not None and now - self._session_cache[0] < 5:
             return self._session_cache[1]
-        status, sessions = self._request("GET", "api/sessions")
+        # asked from a permission check, on the kernel's loop: a short wait at most
+        status, sessions = self._request("GET", "api/sessions", timeout=SESSION_TIMEOUT)
         found = None
         if status == 200 and isinstance(sessions, list):
             for s in sessions:

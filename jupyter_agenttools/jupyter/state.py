@@ -112,6 +112,9 @@ def build_state(session: Any) -> dict[str, Any]:
         "pid": os.getpid(),
         "updated": time.time(),
         "project_dir": str(session.project_dir),
+        # the kernel's own user and managed settings files, so the panel edits the same ones
+        "user_dir": str(session.settings.user_dir),
+        "managed_path": str(session.settings.path("managed")),
         "cwd": os.getcwd(),
         "mode": mode,
         "mode_source": session.mode_source(),

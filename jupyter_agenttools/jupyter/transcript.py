@@ -167,7 +167,8 @@ def _outcome(call: _Call) -> str:
 
 
 def _mark(state: str) -> str:
-    return {"success": "✓", "error": "✗", "denied": "⛔", "interrupted": "⏹"}.get(state, "…")
+    # plain symbols every font has (emoji may be missing where notebooks are rendered)
+    return {"success": "✓", "error": "✗", "denied": "⊘", "interrupted": "■"}.get(state, "…")
 
 
 def _lines(call: _Call) -> int:
@@ -231,7 +232,8 @@ class RunTranscript:
                 out.append(f"<details><summary>{label}</summary><pre>{e(kept)}</pre>"
                            + (f"<small>{e(note)}</small>" if note else "") + "</details>")
         if story.result.strip():
-            out.append("---")
+            if len(out) > 1:
+                out.append("---")  # the answer apart from the steps that led to it
             out.append(story.result.strip())
         return "\n\n".join(out) + "\n"
 

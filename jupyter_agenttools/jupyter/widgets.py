@@ -266,6 +266,7 @@ class QuestionCard(_FixedRepr, W.VBox):
                          layout=W.Layout(border="1px solid var(--jp-border-color1, #ccc)",
                                          padding="4px 6px", margin="4px 0"))
         self.add_class("agenttools-question")
+        self.add_class(f"agenttools-ask-{getattr(ask, 'id', 'x')}")  # the panel's "Show"
         if safety:
             self.add_class("agenttools-question-safety")
         self.refresh()

@@ -13,18 +13,20 @@ This module is the only one that imports the SDK.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import copy
 import json
 import os
 import re
+import shutil
 import sys
-import tempfile
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from ..backends.supervisor import SUPERVISION, supervisor_argv
 from ..errors import MCPCallError, MCPConnectionError, ToolDefinitionError
 from .base import Tool, ToolResponse, ToolResultState, text_block
 
@@ -40,6 +42,7 @@ SERVER_NAME_RE = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
 _ILLEGAL = re.compile(r"[^A-Za-z0-9_\-]")
 _CONNECTION_CLOSED = -32000  # JSON-RPC code the SDK uses for a closed connection
 _STDERR_TAIL = 2000
+STDERR_KEEP = 64 * 1024  # bytes of a stdio server's stderr kept (in memory, the most recent)
 
 
 def mcp_tool_name(server: str, tool: str) -> str:
@@ -72,7 +75,11 @@ class MCPServer:
     treats every tool as mutating whatever the server claims.
 
     A stdio server gets the SDK's minimal environment (PATH, HOME, …) plus ``env``, not the
-    whole host environment: API keys reach it only when passed on purpose."""
+    whole host environment: API keys reach it only when passed on purpose. It runs under the
+    command supervisor (``backends/supervisor.py``): when it exits or is stopped, every process
+    it started goes too, also those that left its process group or ignore SIGTERM, and so when
+    the kernel dies. Its stderr is kept in memory (the last ``STDERR_KEEP`` bytes), never in a
+    file."""
 
     def __init__(
         self,
@@ -112,7 +119,7 @@ class MCPServer:
         self._lost: str | None = None
         self._tools: list[MCPTool] | None = None
         self._list_lock: asyncio.Lock | None = None
-        self._errlog_path: str | None = None
+        self._stderr: _StderrTail | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
@@ -138,8 +145,11 @@ class MCPServer:
         self._stop = asyncio.Event()
         self._list_lock = asyncio.Lock()
         if self.command is not None:
-            fd, self._errlog_path = tempfile.mkstemp(prefix=f"mcp-{self.name}-", suffix=".log")
-            os.close(fd)
+            missing = self._missing_command()
+            if missing:
+                raise MCPConnectionError(f"MCP server {self.name!r} ({self._where()}) failed to "
+                                         f"start: {missing}")
+            self._stderr = _StderrTail(self._loop)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._runner = asyncio.create_task(self._run(ready), name=f"mcp-server-{self.name}")
         try:
@@ -168,13 +178,35 @@ class MCPServer:
             return self.url
         return " ".join([self.command or "", *self.args]).strip()
 
+    def _missing_command(self) -> str | None:
+        """Why the stdio command cannot start, checked here: under the supervisor a missing
+        program would only show as a server that exits at once."""
+        command = str(self.command)
+        path = (self.env or {}).get("PATH", os.environ.get("PATH"))
+        if os.sep in command:
+            base = os.path.join(str(self.cwd), command) if self.cwd and \
+                not os.path.isabs(command) else command
+            if not os.path.exists(base):
+                return f"FileNotFoundError: No such file or directory: {command!r}"
+            if os.path.isdir(base) or not os.access(base, os.X_OK):
+                return f"PermissionError: not an executable file: {command!r}"
+            return None
+        if shutil.which(command, path=path) is None:
+            return f"FileNotFoundError: No such file or directory: {command!r} is not on PATH"
+        return None
+
     def _transport(self) -> Any:
         if self.command is not None:
-            params = StdioServerParameters(command=self.command, args=self.args, env=self.env,
+            command, args = self.command, self.args
+            if SUPERVISION:
+                full = supervisor_argv(sys.executable, [command, *args], parent=os.getpid(),
+                                       on_exit="kill")
+                command, args = full[0], full[1:]
+            params = StdioServerParameters(command=command, args=args, env=self.env,
                                            cwd=None if self.cwd is None else os.fspath(self.cwd))
-            errlog = open(self._errlog_path or os.devnull, "a", encoding="utf-8",
-                          errors="replace")
-            return _closing_with(stdio_client(params, errlog=errlog), errlog)
+            assert self._stderr is not None
+            return _closing_with(stdio_client(params, errlog=self._stderr.writer()),
+                                 self._stderr)
         from mcp.client import streamable_http
 
         url = self.url
@@ -232,10 +264,8 @@ class MCPServer:
                 pass
         self._session = None
         self._tools = None
-        if self._errlog_path:
-            with contextlib.suppress(OSError):
-                os.unlink(self._errlog_path)
-            self._errlog_path = None
+        if self._stderr is not None:
+            self._stderr.close()
 
     async def __aenter__(self) -> "MCPServer":
         await self.connect()
@@ -246,14 +276,9 @@ class MCPServer:
 
     def stderr_tail(self, limit: int = _STDERR_TAIL) -> str:
         """The end of what the server process wrote to stderr (stdio servers only)."""
-        if not self._errlog_path:
+        if self._stderr is None:
             return ""
-        try:
-            with open(self._errlog_path, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-        except OSError:
-            return ""
-        return text[-limit:].strip()
+        return self._stderr.text()[-limit:].strip()
 
     def _tail(self) -> str:
         tail = self.stderr_tail()
@@ -370,13 +395,82 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+class _StderrTail:
+    """A stdio server's stderr through a pipe into a bounded buffer (the most recent
+    ``STDERR_KEEP`` bytes): memory stays bounded and nothing is left in /tmp."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, keep: int = STDERR_KEEP):
+        self.keep = keep
+        self.chunks: collections.deque[bytes] = collections.deque()
+        self.size = 0
+        self.dropped = 0
+        self._loop = loop
+        self._read_fd: int | None = None
+        self._write_file: Any = None
+
+    def writer(self) -> Any:
+        """The file the server writes to (the pipe's write end); reading starts now."""
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(read_fd, False)
+        self._read_fd = read_fd
+        self._loop.add_reader(read_fd, self.drain)
+        self._write_file = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
+        return self._write_file
+
+    def started(self) -> None:
+        """The server process holds the write end now: close ours, so the pipe ends with it."""
+        if self._write_file is not None:
+            self._write_file.close()
+            self._write_file = None
+
+    def drain(self) -> None:
+        fd = self._read_fd
+        while fd is not None:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:  # every writer is gone
+                self._stop_reading()
+                return
+            self.chunks.append(data)
+            self.size += len(data)
+            while self.size - len(self.chunks[0]) >= self.keep:
+                self.size -= len(self.chunks[0])
+                self.dropped += len(self.chunks.popleft())
+
+    def text(self) -> str:
+        self.drain()  # what the server wrote just before it died counts
+        data = b"".join(self.chunks)[-self.keep:]
+        head = f"[{self.dropped + max(0, self.size - self.keep)} earlier bytes dropped]\n" \
+            if self.dropped or self.size > self.keep else ""
+        return head + data.decode("utf-8", "replace")
+
+    def _stop_reading(self) -> None:
+        if self._read_fd is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._read_fd)
+            with contextlib.suppress(OSError):
+                os.close(self._read_fd)
+            self._read_fd = None
+
+    def close(self) -> None:
+        self.started()
+        with contextlib.suppress(Exception):
+            self.drain()
+        self._stop_reading()
+
+
 @contextlib.asynccontextmanager
-async def _closing_with(cm: Any, f: Any) -> Any:
+async def _closing_with(cm: Any, tail: _StderrTail) -> Any:
     try:
         async with cm as streams:
+            tail.started()
             yield streams
     finally:
-        f.close()
+        tail.close()
 
 
 @contextlib.asynccontextmanager

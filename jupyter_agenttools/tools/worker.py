@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import ctypes
 import queue
 import threading
 from typing import Any, Callable
@@ -80,6 +79,8 @@ class ToolThread:
             self._jobs.put(None)
 
     async def _stop(self) -> None:
+        import ctypes  # only when a call is stopped: 5 ms off every %load_ext
+
         with self._lock:
             if self._running_job and self._thread is not None and self._thread.ident:
                 self.interrupted = True

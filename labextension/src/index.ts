@@ -1,14 +1,19 @@
 /**
- * jupyter-agenttools: the "Agent permissions" sidebar panel and a status-bar item with the
- * project's default permission mode. All data comes from the server extension under
- * <baseUrl>/agenttools/.
+ * jupyter-agenttools: the agent panel in the left sidebar (running notebooks' agents, a
+ * project's permission settings, the audit log), a status-bar item (the current notebook's
+ * mode and a badge with the questions waiting), a notification when an agent asks, and the
+ * page side of the question cards (closed on a kernel restart, keyboard shortcuts). All data
+ * comes from the server extension under <baseUrl>/agenttools/.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, ISessionContext, Notification } from '@jupyterlab/apputils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
+import { Widget } from '@lumino/widgets';
 
+import { CardGuard } from './cards';
+import { IKernelInfo, KernelsModel } from './kernels';
 import { AgentToolsModel } from './model';
 import { PermissionsPanel } from './panel';
 import { ModeStatus } from './status';
@@ -21,10 +26,19 @@ const SHIELD =
 export const shieldIcon = new LabIcon({ name: 'jupyter-agenttools:shield', svgstr: SHIELD });
 
 const COMMAND_OPEN = 'agenttools:open-permissions';
+/** How often the running kernels' agent state is read (the badge and the panel). */
+const KERNELS_POLL_MS = 2500;
+
+type WithSession = Widget & { sessionContext?: ISessionContext };
+
+function sessionOf(widget: Widget | null): ISessionContext | null {
+  return (widget as WithSession | null)?.sessionContext ?? null;
+}
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-agenttools:plugin',
-  description: 'Agent permissions panel and status-bar mode for jupyter_agenttools.',
+  description: 'Agent panel, status-bar mode and question badge, and card handling for ' +
+    'jupyter_agenttools.',
   autoStart: true,
   optional: [IStatusBar, ICommandPalette, ISettingRegistry],
   activate: (
@@ -34,34 +48,101 @@ const plugin: JupyterFrontEndPlugin<void> = {
     settingRegistry: ISettingRegistry | null
   ) => {
     const model = new AgentToolsModel();
-    const panel = new PermissionsPanel(model);
+    const kernels = new KernelsModel();
+
+    const currentKernel = (): string | null =>
+      sessionOf(app.shell.currentWidget)?.session?.kernel?.id ?? null;
+
+    /** The notebook of `kernel`, opened and in front, with the question's card in view. */
+    const showQuestion = async (kernel: IKernelInfo, questionId: string): Promise<void> => {
+      let target: Widget | null = null;
+      for (const widget of app.shell.widgets('main')) {
+        if (sessionOf(widget)?.session?.kernel?.id === kernel.id) {
+          target = widget;
+        }
+      }
+      if (target) {
+        app.shell.activateById(target.id);
+      } else if (kernel.notebook) {
+        target = (await app.commands.execute('docmanager:open', {
+          path: kernel.notebook
+        })) as Widget | null;
+      }
+      const card = target?.node.querySelector<HTMLElement>(`.agenttools-ask-${questionId}`);
+      if (card) {
+        card.scrollIntoView({ block: 'center' });
+        // after the notebook has taken the focus on activation: the card's keys then work
+        window.setTimeout(() => card.focus(), 150);
+      }
+    };
+
+    const panel = new PermissionsPanel(model, kernels, (k, id) => void showQuestion(k, id));
     panel.title.icon = shieldIcon;
     app.shell.add(panel, 'left', { rank: 650 });
 
     app.commands.addCommand(COMMAND_OPEN, {
-      label: 'Open Agent Permissions',
-      caption: 'Show the agent permission rules, modes and audit log',
+      label: 'Open the Agent Panel',
+      caption: 'Show the notebooks\' agents, the permission rules, modes and audit log',
       icon: shieldIcon,
       execute: () => app.shell.activateById(panel.id)
     });
     palette?.addItem({ command: COMMAND_OPEN, category: 'Agent' });
 
+    let status: ModeStatus | null = null;
     if (statusBar) {
-      const item = new ModeStatus(model, () => void app.commands.execute(COMMAND_OPEN));
+      status = new ModeStatus(model, kernels, currentKernel,
+        () => void app.commands.execute(COMMAND_OPEN));
       statusBar.registerStatusItem('jupyter-agenttools:mode', {
-        item,
+        item: status,
         align: 'left',
         rank: 50
       });
     }
 
+    // The panel shows the current notebook's project unless the person picked one.
+    const follow = (): void => {
+      const id = currentKernel();
+      const agent = kernels.agents.find(k => k.id === id)?.agent;
+      panel.followProject(agent ? agent.project_dir : null);
+      status?.update();
+    };
+    app.shell.currentChanged?.connect(follow);
+
+    // A notification for every question that appears, with a way to it; it goes away when
+    // the question is answered (wherever) or closed.
+    const notices = new Map<string, string>();
+    kernels.changed.connect(() => {
+      for (const { kernel, question } of kernels.newQuestions()) {
+        const where = kernel.notebook ?? `kernel ${kernel.id.slice(0, 8)}`;
+        notices.set(question.id, Notification.warning(
+          `The agent asks: ${question.title} (${where})`, {
+            autoClose: false,
+            actions: [{ label: 'Show', callback: () => void showQuestion(kernel, question.id) }]
+          }));
+      }
+      const open = new Set(kernels.pending.map(p => p.question.id));
+      for (const [id, notice] of notices) {
+        if (!open.has(id) && !kernels.error) {
+          Notification.dismiss(notice);
+          notices.delete(id);
+        }
+      }
+      follow();
+    });
+
+    new CardGuard(app);
+
     void model.refresh();
+    void kernels.refresh();
     model.poll(10000);
-    // schema/plugin.json: refreshInterval (s, 0 = on demand only), sidebarWidth (px)
+    kernels.poll(KERNELS_POLL_MS);
+    // schema/plugin.json: refreshInterval (s, 0 = on demand only), sidebarWidth (px). The
+    // kernels' state (the question badge, notifications) is read at least every 2.5 s.
     if (settingRegistry) {
       const apply = (settings: ISettingRegistry.ISettings): void => {
         const seconds = settings.get('refreshInterval').composite as number;
         model.poll(seconds > 0 ? seconds * 1000 : 0);
+        kernels.poll(seconds > 0 ? Math.min(seconds * 1000, KERNELS_POLL_MS) : 0);
         const width = settings.get('sidebarWidth').composite as number;
         panel.node.style.minWidth = `${width}px`;
       };

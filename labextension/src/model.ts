@@ -1,6 +1,8 @@
 /**
- * The project's settings as last read from the server, shared by the panel and the
- * status-bar item; every write goes through here and refreshes both.
+ * The settings of one project as last read from the server, shared by the panel and the
+ * status-bar item; every write goes through here and refreshes both. The project is the
+ * server's own unless `project` names another (the project of a running kernel): every request
+ * then carries `?project=<dir>`.
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
@@ -20,36 +22,70 @@ export class AgentToolsModel {
     return this._changed;
   }
 
-  async refresh(): Promise<void> {
-    try {
-      this._settings = await requestAPI<ISettings>('settings');
-      this._error = '';
-    } catch (error) {
-      this._error = (error as Error).message;
+  /** The project whose settings are shown ('' = the server's own). */
+  get project(): string {
+    return this._project;
+  }
+
+  set project(value: string) {
+    if (value !== this._project) {
+      this._project = value;
+      this._settings = null;
+      void this.refresh();
     }
+  }
+
+  /** The query that selects the project, for any request about it. */
+  get query(): Record<string, string> {
+    return this._project ? { project: this._project } : {};
+  }
+
+  async refresh(): Promise<void> {
+    const project = this._project;
+    let settings: ISettings | null = null;
+    let error = '';
+    try {
+      settings = await requestAPI<ISettings>('settings', {}, this.query);
+    } catch (reason) {
+      error = (reason as Error).message;
+    }
+    if (project !== this._project) {
+      return; // the panel switched projects meanwhile: this answer is stale
+    }
+    if (settings) {
+      this._settings = settings;
+    }
+    this._error = error;
     this._changed.emit();
   }
 
   async addRule(layer: string, behavior: string, rule: string): Promise<void> {
-    const reply = await sendJSON<{ settings: ISettings }>('rules', 'POST', {
-      layer,
-      behavior,
-      rule
-    });
+    const reply = await sendJSON<{ settings: ISettings }>(
+      'rules',
+      'POST',
+      { layer, behavior, rule },
+      this.query
+    );
     this._update(reply.settings);
   }
 
   async removeRule(rule: IRule): Promise<void> {
-    const reply = await sendJSON<{ settings: ISettings }>('rules', 'DELETE', {
-      layer: rule.layer,
-      behavior: rule.behavior,
-      rule: rule.rule
-    });
+    const reply = await sendJSON<{ settings: ISettings }>(
+      'rules',
+      'DELETE',
+      { layer: rule.layer, behavior: rule.behavior, rule: rule.rule },
+      this.query
+    );
     this._update(reply.settings);
   }
 
   async setMode(layer: string, mode: string | null): Promise<void> {
-    const reply = await sendJSON<{ settings: ISettings }>('mode', 'PUT', { layer, mode });
+    const reply = await sendJSON<{ settings: ISettings }>(
+      'mode',
+      'PUT',
+      { layer, mode },
+      this.query
+    );
     this._update(reply.settings);
   }
 
@@ -79,6 +115,7 @@ export class AgentToolsModel {
   }
 
   private _settings: ISettings | null = null;
+  private _project = '';
   private _error = '';
   private _timer = 0;
   private _changed = new Signal<this, void>(this);

@@ -1,14 +1,26 @@
 /**
- * The "Agent permissions" sidebar: default mode per layer, rules grouped by behavior with
- * their file, add (validated as you type) / remove, a "try a command" box with the decision's
- * trace, and the audit log with filters. Plain DOM inside a Lumino widget; every element a
+ * The agent panel in the left sidebar: the running notebooks' agents (project, effective mode,
+ * session rules, open questions), then for one project — a kernel's or the server's — its
+ * default mode per layer, rules grouped by behavior with their file, add (validated as you
+ * type) / remove, a "try a command" box with the decision's trace, and the audit log, which
+ * refreshes itself while the panel is open. Plain DOM inside a Lumino widget; every element a
  * test or a user stylesheet needs has a stable class.
  */
 import { Widget } from '@lumino/widgets';
 
 import { h, option } from './dom';
+import { IKernelInfo, KernelsModel } from './kernels';
 import { AgentToolsModel } from './model';
-import { IAudit, IDecision, IRule, IValidation, requestAPI, sendJSON } from './request';
+import { INotebooksHost, renderNotebooks } from './notebooks';
+import {
+  ApiError,
+  IAudit,
+  IDecision,
+  IRule,
+  IValidation,
+  requestAPI,
+  sendJSON
+} from './request';
 
 const BEHAVIORS = ['deny', 'ask', 'allow'] as const;
 const WRITABLE = ['local', 'project', 'user'];
@@ -21,25 +33,48 @@ const TOOL_HINT: Record<string, string> = {
   Glob: 'a folder, e.g. src',
   Grep: 'a folder, e.g. .'
 };
+/** How often the audit view re-reads the log while the panel is shown. */
+const AUDIT_REFRESH_MS = 3000;
+
+/**
+ * The trust route of the permission part (`GET/POST <baseUrl>/agenttools/trust`). HOOK: the
+ * button appears only when the server answers GET with `{"trusted": boolean}`; until that
+ * route exists (404) there is no button.
+ */
+const TRUST_ROUTE = 'trust';
+
+interface ITrust {
+  trusted: boolean;
+  project?: string;
+  reason?: string;
+}
 
 function shortPath(file: string, root: string): string {
   return root && file.startsWith(root + '/') ? file.slice(root.length + 1) : file;
 }
 
-export class PermissionsPanel extends Widget {
-  constructor(model: AgentToolsModel) {
+export class PermissionsPanel extends Widget implements INotebooksHost {
+  constructor(
+    model: AgentToolsModel,
+    kernels: KernelsModel,
+    showQuestion: (kernel: IKernelInfo, questionId: string) => void
+  ) {
     super();
     this.model = model;
+    this.kernels = kernels;
+    this._showQuestion = showQuestion;
     this.id = 'agenttools-permissions';
     this.addClass('agenttools-Panel');
-    this.title.caption = 'Agent permissions';
+    this.title.caption = 'Agent: notebooks, permissions, audit';
 
     this.node.append(
       h('header', { class: 'agenttools-header' },
-        h('h2', {}, 'Agent permissions'),
+        h('h2', {}, 'Agent'),
         this._refreshButton),
       this._error,
-      this._summary,
+      this._section('Notebooks', 'agenttools-notebooks-section', this._notebooks),
+      this._section('Project', 'agenttools-project-section', this._projectRow, this._summary,
+        this._trust),
       this._section('Default mode', 'agenttools-modes-section', this._modes),
       this._section('Rules', 'agenttools-rules-section', this._rules, this._addForm()),
       this._section('Try a command', 'agenttools-check-section', this._checkForm(),
@@ -49,22 +84,116 @@ export class PermissionsPanel extends Widget {
     );
     this._refreshButton.addEventListener('click', () => {
       void this.model.refresh();
+      void this.kernels.refresh();
       void this.loadAudit();
     });
+    this._projectSelect.addEventListener('change', () => {
+      this._pinned = true;
+      this.selectProject(this._projectSelect.value);
+    });
     model.changed.connect(this._render, this);
+    kernels.changed.connect(this._renderKernels, this);
     this._render();
+    this._renderKernels();
   }
 
   readonly model: AgentToolsModel;
+  readonly kernels: KernelsModel;
+
+  get selectedProject(): string {
+    return this.model.project || this.kernels.serverProject;
+  }
+
+  /** Show the settings, rules and audit of `project` (a kernel's, or the server's own). */
+  selectProject(project: string): void {
+    this.model.project = project === this.kernels.serverProject ? '' : project;
+    this._renderKernels();
+    void this.loadAudit();
+    void this._loadTrust();
+  }
+
+  /** Follow the current notebook's project, unless the person chose one. */
+  followProject(project: string | null): void {
+    if (!this._pinned && project && project !== this.selectedProject) {
+      this.selectProject(project);
+    }
+  }
+
+  showQuestion(kernel: IKernelInfo, questionId: string): void {
+    this._showQuestion(kernel, questionId);
+  }
 
   dispose(): void {
     this.model.changed.disconnect(this._render, this);
+    this.kernels.changed.disconnect(this._renderKernels, this);
+    window.clearInterval(this._auditTimer);
     super.dispose();
   }
 
   protected onAfterShow(): void {
     void this.model.refresh();
+    void this.kernels.refresh();
     void this.loadAudit();
+    void this._loadTrust();
+    window.clearInterval(this._auditTimer);
+    this._auditTimer = window.setInterval(() => {
+      if (this.isVisible && !document.hidden) {
+        void this.loadAudit();
+      }
+    }, AUDIT_REFRESH_MS);
+  }
+
+  protected onAfterHide(): void {
+    window.clearInterval(this._auditTimer);
+  }
+
+  // --- the notebooks and the project ----------------------------------------------------------
+
+  private _renderKernels(): void {
+    this._notebooks.replaceChildren(renderNotebooks(this.kernels, this));
+    const projects = this.kernels.projects;
+    const selected = this.selectedProject;
+    if (selected && !projects.includes(selected)) {
+      projects.push(selected);
+    }
+    this._projectSelect.replaceChildren(...projects.map(p =>
+      option(p, p === this.kernels.serverProject ? `${p} (server)` : p, p === selected)));
+  }
+
+  private async _loadTrust(): Promise<void> {
+    let trust: ITrust;
+    try {
+      trust = await requestAPI<ITrust>(TRUST_ROUTE, {}, this.model.query);
+    } catch (error) {
+      // 404: the trust route is not there (yet); anything else is shown
+      const missing = error instanceof ApiError && error.status === 404;
+      this._trust.replaceChildren(missing ? '' : h('div', { class: 'agenttools-check-error' },
+        (error as Error).message));
+      return;
+    }
+    if (typeof trust.trusted !== 'boolean') {
+      this._trust.replaceChildren();
+      return;
+    }
+    if (trust.trusted) {
+      this._trust.replaceChildren(h('div', { class: 'agenttools-trusted' },
+        '✓ Trusted: this project\'s allow rules, mode and directories count.'));
+      return;
+    }
+    const button = h('button', { class: 'agenttools-trust-button jp-Button' },
+      'Trust this folder');
+    button.addEventListener('click', () => {
+      void this._act(async () => {
+        await sendJSON(TRUST_ROUTE, 'POST', { project: this.selectedProject }, this.model.query);
+        await this.model.refresh();
+        await this._loadTrust();
+      });
+    });
+    this._trust.replaceChildren(h('div', { class: 'agenttools-untrusted' },
+      h('div', {}, trust.reason ??
+        'Not trusted: this project\'s deny and ask rules count, its allow rules, mode and ' +
+        'directories do not until you trust it.'),
+      button));
   }
 
   // --- settings: modes and rules --------------------------------------------------------------
@@ -77,10 +206,9 @@ export class PermissionsPanel extends Widget {
     }
     const root = settings.project_root;
     this._summary.replaceChildren(
-      h('span', {}, 'Project '),
       h('code', { class: 'agenttools-project-root', title: root }, root),
       h('br'),
-      h('span', {}, 'Effective mode '),
+      h('span', {}, 'Mode of the settings files '),
       h('strong', { class: 'agenttools-effective-mode', 'data-mode': settings.mode },
         settings.mode),
       settings.mode_source
@@ -183,10 +311,12 @@ export class PermissionsPanel extends Widget {
       }
       let result: IValidation;
       try {
-        result = await sendJSON<IValidation>('validate', 'POST', {
-          rule,
-          behavior: behavior.value
-        });
+        result = await sendJSON<IValidation>(
+          'validate',
+          'POST',
+          { rule, behavior: behavior.value },
+          this.model.query
+        );
       } catch (error) {
         result = { ok: false, error: (error as Error).message };
       }
@@ -258,7 +388,7 @@ export class PermissionsPanel extends Widget {
         body.mode = mode.value;
       }
       try {
-        this._showDecision(await sendJSON<IDecision>('check', 'POST', body));
+        this._showDecision(await sendJSON<IDecision>('check', 'POST', body, this.model.query));
       } catch (error) {
         this._checkResult.replaceChildren(
           h('div', { class: 'agenttools-check-error' }, (error as Error).message)
@@ -323,7 +453,7 @@ export class PermissionsPanel extends Widget {
   }
 
   async loadAudit(): Promise<void> {
-    const query: Record<string, string> = { limit: '50' };
+    const query: Record<string, string> = { limit: '50', ...this.model.query };
     if (this._auditTool.value.trim()) {
       query.tool = this._auditTool.value.trim();
     }
@@ -356,8 +486,11 @@ export class PermissionsPanel extends Widget {
             h('td', { class: 'agenttools-audit-input', title: String(e.input ?? '') },
               String(e.input ?? '')),
             h('td', {},
-              h('span', { class: `agenttools-badge agenttools-${e.behavior}` },
-                e.answer ? `${e.behavior} → ${e.answer}` : e.behavior ?? '')),
+              e.kind === 'outcome'
+                ? h('span', { class: `agenttools-badge agenttools-outcome-${e.state ?? ''}` },
+                  `ran: ${e.state ?? '?'}`)
+                : h('span', { class: `agenttools-badge agenttools-${e.behavior}` },
+                  e.answer ? `${e.behavior} → ${e.answer}` : e.behavior ?? '')),
             h('td', { title: e.rule_source ?? '' }, e.rule ?? e.step ?? ''))
         )))
     );
@@ -386,6 +519,13 @@ export class PermissionsPanel extends Widget {
     this._error.hidden = !message;
   }
 
+  private _showQuestion: (kernel: IKernelInfo, questionId: string) => void;
+  private _pinned = false;
+  private _auditTimer = 0;
+  private _notebooks = h('div', { class: 'agenttools-notebooks' });
+  private _projectSelect = h('select', { class: 'agenttools-project-select' });
+  private _projectRow = h('div', { class: 'agenttools-row' }, this._projectSelect);
+  private _trust = h('div', { class: 'agenttools-trust' });
   private _refreshButton = h('button', {
     class: 'agenttools-refresh jp-Button',
     title: 'Re-read the settings files and the audit log'

@@ -50,9 +50,10 @@ export async function requestAPI<T>(
 export function sendJSON<T>(
   endpoint: string,
   method: 'POST' | 'PUT' | 'DELETE',
-  body: unknown
+  body: unknown,
+  query: Record<string, string> = {}
 ): Promise<T> {
-  return requestAPI<T>(endpoint, { method, body: JSON.stringify(body) });
+  return requestAPI<T>(endpoint, { method, body: JSON.stringify(body) }, query);
 }
 
 // --- shapes of the replies ------------------------------------------------------------------
@@ -124,6 +125,7 @@ export interface IAuditEntry {
   behavior?: string;
   answer?: string;
   reason?: string;
+  state?: string;
   [key: string]: unknown;
 }
 

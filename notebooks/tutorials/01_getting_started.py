@@ -62,7 +62,9 @@ print(pathlib.Path("notes/summary.md").read_text())'''),
     ("md", "Every decision and every answer is in the project's audit log:"),
     ("code", '''\
 for rec in session.audit.read(newest_first=False):
-    print(f'{rec["kind"]:8} {rec["tool"]:6} {rec["behavior"]:6} {rec.get("answer") or ""}')'''),
+    # a decision, a person's answer, or what came of the call (its outcome)
+    verdict = rec.get("behavior") or rec.get("state") or ""
+    print(f'{rec["kind"]:8} {rec["tool"]:6} {verdict:8} {rec.get("answer") or ""}')'''),
     ("md", "`%agent audit N` shows the last N records as a table, with times:"),
     ("code", "%agent audit 4"),
     ("md", """\

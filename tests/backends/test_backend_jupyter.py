@@ -41,7 +41,8 @@ async def _kill_during_long_call(backend, tmp_path, kernel_pid):
 
 
 async def _kernel_pid(backend) -> int:
-    r = await backend.exec_shell(["/bin/bash", "-c", "echo $PPID"])
+    # the command's parent is its supervisor; the supervisor's parent is the kernel
+    r = await backend.exec_shell(["/bin/bash", "-c", "ps -o ppid= -p $PPID"])
     return int(r.stdout_text)
 
 

@@ -67,7 +67,8 @@ async def open_backend(transport: str, server: str | None) -> JupyterKernelBacke
 
 
 async def kernel_pid(backend: JupyterKernelBackend) -> int:
-    r = await backend.exec_shell(["/bin/bash", "-c", "echo $PPID"], timeout=30)
+    # the command's parent is its supervisor (backends/supervisor.py); its parent, the kernel
+    r = await backend.exec_shell(["/bin/bash", "-c", "ps -o ppid= -p $PPID"], timeout=30)
     return int(r.stdout_text)
 
 

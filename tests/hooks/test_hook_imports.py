@@ -52,8 +52,7 @@ def project(tmp_path, monkeypatch):
         "deny": ["Bash(git push:*)", "Write(secrets/**)"], "allow": ["mcp__github"]}}))
     monkeypatch.setenv("AGENTTOOLS_USER_DIR", str(tmp_path / "user"))
     monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
-    # the person trusts their project's settings (`agenttools trust`): its allow rules count
-    SettingsStore(root).set_trust()
+    SettingsStore(root).set_trust()  # its allow rules count (`agenttools trust`)
     return root
 
 

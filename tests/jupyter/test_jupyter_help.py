@@ -143,7 +143,10 @@ def test_reset_forgets_the_conversation(shell, capsys):
     s = current_session(shell)
     shell.user_ns["m"] = ScriptedModel(["a", "b"])
     first = s.agent_for("m")
-    first.messages.append({"role": "user", "content": "hello"})
+    class FinishedRun:  # what Agent.runs holds after one prompt
+        done = True
+
+    first.runs.append(FinishedRun())
     assert s.agent_for("m") is first and s.conversation_length() == 1
     assert "1 earlier prompt(s); %agent reset" in dict(agent(shell, "status").rows)[
         "conversation"]

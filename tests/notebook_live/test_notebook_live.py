@@ -186,3 +186,33 @@ def test_the_panels_try_box_decides_notebook_tools(run, jp_fetch, tool, tool_inp
         assert json.loads(reply.body)["behavior"] == expected
 
     run(scenario())
+
+
+def test_the_kernel_finds_its_notebook_after_a_rename(run, jp_fetch, jp_root_dir, jp_http_port,
+                                                      jp_base_url, jp_serverapp):
+    """A kernel started for a notebook knows its path from JPY_SESSION_NAME; after a rename
+    only the server knows: the link asks its sessions API for this kernel's session."""
+    write_notebook(jp_root_dir / "before.ipynb")
+    info = {"url": f"http://127.0.0.1:{jp_http_port}{jp_base_url}",
+            "token": jp_serverapp.identity_provider.token, "root_dir": str(jp_root_dir)}
+
+    async def scenario() -> None:
+        reply = await jp_fetch("api", "sessions", method="POST", body=json.dumps(
+            {"path": "before.ipynb", "type": "notebook", "name": "before.ipynb",
+             "kernel": {"name": "python3"}}))
+        session = json.loads(reply.body)
+        kernel_id = session["kernel"]["id"]
+        try:
+            found = await asyncio.to_thread(ServerLink(info).session_path, kernel_id)
+            assert found == str(jp_root_dir / "before.ipynb")
+            (jp_root_dir / "before.ipynb").rename(jp_root_dir / "after.ipynb")
+            await jp_fetch("api", "sessions", session["id"], method="PATCH",
+                           body=json.dumps({"path": "after.ipynb"}))
+            found = await asyncio.to_thread(ServerLink(info).session_path, kernel_id)
+            assert found == str(jp_root_dir / "after.ipynb")
+            assert await asyncio.to_thread(ServerLink(info).session_path, "no-such-kernel") \
+                is None
+        finally:
+            await jp_fetch("api", "sessions", session["id"], method="DELETE")
+
+    run(scenario())

@@ -284,3 +284,27 @@ def test_an_old_gitignore_of_ours_gets_the_new_lines_but_a_persons_is_left(store
     (folder / ".gitignore").write_text("mine\n")
     store.add_rule("local", "allow", "Judge(c)")
     assert (folder / ".gitignore").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+    ('{"permissions": {"denny": ["Bash(rm:*)"]}}', "did you mean 'deny'"),
+], ids=["deep", "typo"])  # short ids: the test id travels in PYTEST_CURRENT_TEST
+@pytest.mark.parametrize("command", [["settings", "show"], ["check", "Bash", "ls"]],
+                         ids=["settings", "check"])
+def test_the_cli_answers_a_bad_file_in_one_line_without_a_traceback(tmp_path, text, words,
+                                                                    command):
+    import subprocess
+    import sys
+
+    project = tmp_path / "proj"
+    write(project / ".agenttools" / "settings.json", text)
+    env = {**os.environ, "AGENTTOOLS_USER_DIR": str(tmp_path / "user"),
+           "AGENTTOOLS_MANAGED_SETTINGS": str(tmp_path / "managed.json"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run([sys.executable, "-m", "jupyter_agenttools.cli", command[0],
+                           "--project", str(project), *command[1:]],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr and words in proc.stderr
+    assert f"{project / '.agenttools' / 'settings.json'}:1" in proc.stderr

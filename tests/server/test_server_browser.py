@@ -115,7 +115,7 @@ def test_panel_rule_changes_the_notebook_decision(lab):
             page.locator(".jp-SideBar.jp-mod-left [data-id='agenttools-permissions']").click()
             panel = page.locator("#agenttools-permissions")
             expect(panel).to_be_visible()
-            expect(panel.locator("h2")).to_have_text("Agent permissions")
+            expect(panel.locator("h2")).to_have_text("Agent")
             expect(panel.locator(".agenttools-effective-mode")).to_have_text("default")
             expect(panel.locator("#agenttools-mode-managed")).to_be_disabled()
 

@@ -3,9 +3,10 @@ enables the server extension, and both show up as enabled.
 
 The wheel is built from a copy of the source tree without any build output (as on a clean
 machine: the build hook runs npm install and the JupyterLab builder), then installed with
-``--no-deps`` into a fresh virtualenv that sees this environment's packages; the extension
-lists are read with the virtualenv's interpreter, whose prefix holds only what the wheel
-installed. A first test checks the environment the suite runs in (``pip install -e``).
+``--no-deps`` into a fresh virtualenv that sees this environment's packages (whether this one
+is a virtualenv or not); the extension lists are read with the virtualenv's interpreter, whose
+prefix holds only what the wheel installed. A first test checks the environment the suite runs
+in (``pip install -e``).
 """
 
 from __future__ import annotations
@@ -101,10 +102,27 @@ def test_wheel_contains_the_prebuilt_labextension_and_server_config(wheel):
         assert not [n for n in names if "node_modules" in n or n.endswith(".ts")]
 
 
+def _venv_seeing_this_environment(venv: Path) -> str:
+    """A fresh virtualenv whose interpreter also imports what this one imports (jupyterlab,
+    jupyter_server, …) — the site-packages folders on our ``sys.path`` go into a ``.pth``
+    file — but whose own prefix (share/jupyter, etc/jupyter, site-packages) starts empty.
+
+    ``--system-site-packages`` is not enough: run from inside a virtualenv it exposes the base
+    interpreter's packages, not the virtualenv's, and jupyterlab is missing."""
+    _run([sys.executable, "-m", "venv", str(venv)], venv.parent)
+    python = str(venv / "bin" / "python")
+    own = _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+               venv.parent).strip().splitlines()[-1]
+    ours = [p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages"))
+            and Path(p).is_dir()]
+    assert ours, sys.path
+    (Path(own) / "_this_environment.pth").write_text("".join(f"{p}\n" for p in ours))
+    return python
+
+
 def test_pip_install_of_the_wheel_enables_both(wheel, tmp_path):
     venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], tmp_path)
-    python = str(venv / "bin" / "python")
+    python = _venv_seeing_this_environment(venv)
     env = _clean_env()
     _run([python, "-m", "pip", "install", "--no-deps", "--no-index",
           "--disable-pip-version-check", str(wheel)], tmp_path, env)

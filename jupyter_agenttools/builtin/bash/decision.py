@@ -1,6 +1,7 @@
 """The Bash tool's own check (SPEC §6), in order, on one plan:
 
-0. **cannot be analysed** (parse error, hidden characters, not text, too long) → safety ASK;
+0. **cannot be analysed** (parse error, hidden characters, not text, too long) → safety ASK,
+   DENY in bypass (the protected tier cannot be checked on unknown effects);
    **too complex** (a budget exhausted) → safety ASK, DENY in bypass and dont_ask;
 1. **read-only** → ALLOW: every command only reads, git runs only in the working
    directories, nothing read or printed is a secret;
@@ -239,6 +240,13 @@ def _check(plan: Plan, command: object) -> PermissionDecision:
     mode = plan.context.mode
     if a.unanalyzable:
         why = a.reasons[0] if a.reasons else "the command cannot be analyzed"
+        if mode is PermissionMode.BYPASS:
+            # its effects are unknown, so the protected tier (which no mode lifts) cannot be
+            # checked: padding `rm -rf ~` past the length limit must not pass in bypass
+            return PermissionDecision.deny(
+                f"Safety check: {why}", bypass_immune=True,
+                message=f"Refused: {why}; its effects cannot be checked, so it is never run "
+                        f"unattended: {shown}")
         return PermissionDecision.ask(
             f"Safety check: {why}", safety=True,
             message=f"Permission required: {why}. It cannot be checked statically: {shown}")

@@ -8,11 +8,17 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
 
 from ...backends.base import ExecResult
 from ...permission.effects import PathEffect
-from ...permission.types import PermissionContext, PermissionDecision, PermissionRule
+from ...permission.types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionDecision,
+    PermissionRule,
+)
 from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
 from .._files import ToolBackend
 from .effects import path_effects as _path_effects
+from .plan import plan_for
 from .policy import (
     bash_check_permissions,
     bash_is_read_only,
@@ -20,9 +26,11 @@ from .policy import (
     bash_match_rule,
     bash_suggest_rules,
 )
+from .sandboxed import sandboxed_reason
 
 if TYPE_CHECKING:
     from ...backends.base import BackendBase
+    from ...backends.sandbox import SandboxController
 
 __all__ = ["Bash"]
 
@@ -36,7 +44,8 @@ interleaved as they arrive) and exit code.
   carry over to the next call. Commands start in the backend's working directory.
 - stdin is closed: commands that wait for input get end-of-file.
 - `timeout` is in milliseconds (default 120000 = 2 min, at most 600000 = 10 min). At the
-  timeout the command and every process it started are killed.
+  timeout the command and every process it started are killed. A background process whose
+  output is redirected may outlive a command that completed; the result names it.
 - Long output is cut for you: the start and the end are shown, and the full output is saved to
   a file whose path the result names (read it with Read, search it with Grep).
 - Prefer the Read, Glob and Grep tools to cat/find/grep for reading and searching files."""
@@ -65,8 +74,11 @@ class Bash(Tool):
 
     def __init__(self, backend: "BackendBase | None" = None, *,
                  output_budget: int = DEFAULT_BUDGET_CHARS, offload_dir: str | None = None,
-                 default_timeout_ms: int = DEFAULT_TIMEOUT_MS, shell: str = "/bin/bash"):
+                 default_timeout_ms: int = DEFAULT_TIMEOUT_MS, shell: str = "/bin/bash",
+                 sandbox: "SandboxController | None" = None):
         self.backend = backend
+        #: the session's sandbox (backends/sandbox.py): when enabled, commands run in bubblewrap
+        self.sandbox = sandbox
         self.output_budget = output_budget
         self.offload_dir = offload_dir
         self.default_timeout_ms = default_timeout_ms
@@ -98,7 +110,25 @@ class Bash(Tool):
         if not isinstance(command, str):
             return PermissionDecision.ask(
                 f"Bash: expected the command as a string, got {type(command).__name__}")
-        return bash_check_permissions(command, context)
+        decision = bash_check_permissions(command, context)
+        if decision.behavior is PermissionBehavior.PASSTHROUGH and self.sandbox is not None:
+            decision = self._sandboxed(command, context) or decision
+        return decision
+
+    def _sandboxed(self, command: str, context: PermissionContext
+                   ) -> PermissionDecision | None:
+        """ALLOW when the sandbox will confine this command (builtin/bash/sandboxed.py)."""
+        try:
+            status = self.sandbox.status(self.backend)  # type: ignore[union-attr]
+            if not status.confining:
+                return None
+            reason = sandboxed_reason(plan_for(command, context), status.policy)
+        except Exception:  # noqa: BLE001 - no sandbox verdict: the rules and the mode decide
+            return None
+        if reason is None:
+            return None
+        return PermissionDecision.allow(
+            reason, message=f"Runs in the sandbox ({reason.removeprefix('sandboxed: ')})")
 
     def match_rule(self, rule: PermissionRule, tool_input: Mapping[str, Any],
                    context: PermissionContext) -> bool:
@@ -145,8 +175,19 @@ class Bash(Tool):
                     for s in ("stdout", "stderr")}
         final: ExecResult | None = None
         shown_any = False
+        extra: dict[str, Any] = {}
+        if self.sandbox is not None:
+            spec, refusal, note = await self.sandbox.prepare(self.backend)
+            if refusal:
+                yield ToolChunk.error(refusal, metadata={"sandbox": "refused"})
+                return
+            if spec is not None:
+                extra["sandbox"] = spec
+            if note:
+                shown_any = True
+                yield ToolChunk.text(note)
         stream = self.backend.exec_shell_stream([self.shell, "-c", command],
-                                                timeout=timeout_ms / 1000)
+                                                timeout=timeout_ms / 1000, **extra)
         try:
             async with contextlib.aclosing(stream):
                 async for item in stream:
@@ -170,15 +211,28 @@ class Bash(Tool):
         assert final is not None
         meta = {"exit_code": final.exit_code, "timed_out": final.timed_out,
                 "truncated": spool.truncated, "offload_path": spool.path,
-                "output_chars": spool.total_chars}
+                "output_chars": spool.total_chars, "processes_stopped": final.stopped,
+                "survivors": list(final.survivors), "left_running": list(final.left_running),
+                "sandboxed": final.sandbox == "on"}
         if description:
             meta["description"] = description
-        if final.timed_out:
+        # imported here, not at the top: the supervisor loads asyncio, which a permission
+        # check (agenttools hook) never needs
+        from ...backends.supervisor import describe_processes
+
+        processes = describe_processes(final)
+        if final.sandbox and final.sandbox != "on":
+            yield ToolChunk.error(f"\n[The sandbox could not be set up ({final.sandbox}); the "
+                                  f"command did not run.]", metadata=meta)
+        elif final.timed_out:
             yield ToolChunk.error(
-                f"\n[Command timed out after {_seconds(timeout_ms)}; it was stopped together "
-                f"with every process it started.]", metadata=meta)
+                f"\n[Command timed out after {_seconds(timeout_ms)}; {processes}.]",
+                metadata=meta)
         elif final.exit_code != 0:
-            yield ToolChunk.error(f"\n[Exit code {final.exit_code}]", metadata=meta)
+            note = f"; {processes}" if processes else ""
+            yield ToolChunk.error(f"\n[Exit code {final.exit_code}{note}]", metadata=meta)
+        elif processes:
+            yield ToolChunk.text(f"\n[{processes[0].upper()}{processes[1:]}.]", metadata=meta)
         elif not shown_any:
             yield ToolChunk.text("[The command succeeded with no output.]", metadata=meta)
         else:

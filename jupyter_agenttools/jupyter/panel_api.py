@@ -1,0 +1,88 @@
+"""What the panel shows about the running notebooks, for ``GET <base_url>/agenttools/kernels``
+(``KernelsHandler`` in ``handlers.py``), and the settings of a kernel's project
+(``?project=<dir>`` on the settings routes).
+
+Every kernel the server runs, with its notebook (from the session manager) and, when it
+loaded the extension, the state its agent session keeps in its state file (``state.py``):
+project, effective mode and where it comes from, model, session rules, open questions,
+conversation length. Kernels without the extension have ``"agent": null``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+__all__ = ["kernel_project_store", "kernels_view", "project_state"]
+
+
+def kernel_project_store(app_settings: dict[str, Any], state: dict[str, Any]) -> Any:
+    """The SettingsStore of a kernel's project as that kernel sees it (its own user and managed
+    files: a notebook may point them elsewhere), one per project, kept by the server."""
+    from ..permission.settings import SettingsStore
+
+    stores = app_settings.setdefault("agenttools_stores", {})
+    key = (state.get("project_dir"), state.get("user_dir"), state.get("managed_path"))
+    if key not in stores:
+        stores[key] = SettingsStore(str(state.get("project_dir")),
+                                    user_dir=state.get("user_dir") or None,
+                                    managed_path=state.get("managed_path") or None)
+    return stores[key]
+
+
+def project_state(kernel_ids: list[str], project: str) -> dict[str, Any] | None:
+    """The state of a running kernel working in ``project``, or None."""
+    from .state import read_states
+
+    return next((s for s in read_states(kernel_ids).values()
+                 if s.get("project_dir") == project), None)
+
+
+def _settings_mode(app_settings: dict[str, Any], state: dict[str, Any]) -> None:
+    """A kernel writes its state when something happens in it; a settings file edited meanwhile
+    (in the panel, an editor) changes the mode of a kernel without a session override at once:
+    read it here."""
+    if state.get("session_override") or not state.get("project_dir"):
+        return
+    store = kernel_project_store(app_settings, state)
+    try:
+        store.reload_if_changed()
+        merged = store.merged
+    except Exception as exc:  # a corrupt file: the kernel's own view, and why
+        state["settings_error"] = str(exc)
+        return
+    mode = merged.mode.value if merged.mode is not None else "default"
+    state["mode"] = state["settings_mode"] = mode
+    source = str(merged.mode_source or "")
+    prefix = str(state["project_dir"]).rstrip("/") + "/"
+    state["mode_source"] = f"from {source.removeprefix(prefix)}" if source else \
+        "built-in default"
+
+
+async def kernels_view(app_settings: dict[str, Any], kernel_manager: Any, session_manager: Any,
+                       run: Callable[..., Awaitable[Any]]) -> dict[str, Any]:
+    """``GET kernels``; ``run(func, *args)`` runs file I/O off the server's loop."""
+    from .state import read_states
+
+    ids = list(kernel_manager.list_kernel_ids())
+    notebooks: dict[str, str] = {}
+    try:
+        for session in await session_manager.list_sessions():
+            kernel = session.get("kernel") or {}
+            if kernel.get("id"):
+                notebooks[kernel["id"]] = session.get("path") or session.get("name") or ""
+    except Exception:  # no session manager (a bare server): kernels without notebooks
+        pass
+    states = await run(read_states, ids)
+    for state in states.values():
+        await run(_settings_mode, app_settings, state)
+    kernels: list[dict[str, Any]] = []
+    for kid in ids:
+        try:
+            model = kernel_manager.get_kernel(kid)
+        except KeyError:  # shut down meanwhile
+            continue
+        kernels.append({"id": kid, "name": getattr(model, "kernel_name", ""),
+                        "execution_state": getattr(model, "execution_state", ""),
+                        "notebook": notebooks.get(kid), "agent": states.get(kid)})
+    return {"server_project": str(app_settings["agenttools_store"].project_root),
+            "kernels": kernels}

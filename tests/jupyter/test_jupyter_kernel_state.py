@@ -1,0 +1,93 @@
+"""What a kernel tells the panel: ``%load_ext`` writes the session's state file and keeps it
+current (mode, rules, open questions, conversation); unloading removes it. A real kernel,
+with its runtime folder in the test's temp folder."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from kernel_harness import KernelDriver, isolated_env
+
+pytestmark = pytest.mark.kernel
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Path:
+    return tmp_path / "runtime"
+
+
+class ServerLikeKernel(KernelDriver):
+    """A kernel whose connection file is named as jupyter-server names it
+    (``kernel-<id>.json``), which is how the kernel knows its id."""
+
+    def __init__(self, cwd: Path, env: dict[str, str], runtime: Path):
+        from jupyter_client.manager import KernelManager
+
+        runtime.mkdir(parents=True, exist_ok=True)
+        self.kernel_id = str(uuid.uuid4())
+        self.km = KernelManager(kernel_name="python3",
+                                connection_file=str(runtime / f"kernel-{self.kernel_id}.json"))
+        self.km.start_kernel(cwd=str(cwd), env=env)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+        self.models, self.streams, self.idle = {}, {}, set()
+
+
+@pytest.fixture
+def kernel(project: Path, tmp_path: Path, runtime: Path):
+    env = isolated_env(tmp_path)
+    env["JUPYTER_RUNTIME_DIR"] = str(runtime)
+    driver = ServerLikeKernel(project, env, runtime)
+    try:
+        yield driver
+    finally:
+        driver.stop()
+
+
+def _state(runtime: Path, until=lambda s: True, timeout: float = 15) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        files = [f for f in (runtime / "agenttools").glob("kernel-*.json")]
+        if files:
+            state = json.loads(files[0].read_text())
+            if until(state):
+                return state
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no state file matching the condition: {files}")
+        time.sleep(0.1)
+
+
+def test_state_file_follows_mode_rules_questions_and_unload(kernel, project, runtime):
+    kernel.run("%load_ext jupyter_agenttools")
+    state = _state(runtime)
+    assert (runtime / "agenttools" / f"kernel-{kernel.kernel_id}.json").is_file()
+    assert state["project_dir"] == str(project.resolve())
+    assert (state["mode"], state["session_override"]) == ("default", False)
+    assert state["pending"] == [] and state["conversation"] == {"prompts": 0}
+
+    kernel.run('%agent mode accept_edits\n%agent rule allow "Bash(make test:*)"')
+    state = _state(runtime, lambda s: s["session_rules"])
+    assert (state["mode"], state["mode_source"], state["session_override"]) == (
+        "accept_edits", "set in this kernel", True)
+    assert state["session_rules"] == [{"behavior": "allow", "rule": "Bash(make test:*)"}]
+
+    kernel.run("from jupyter_agenttools import ScriptedModel\n"
+               "m = ScriptedModel([[{'name': 'Bash', 'input': {'command': 'python3 -c 1'}}],"
+               " 'ok'])")
+    kernel.run("%%agent --model m --as job\nWhich Python?")
+    state = _state(runtime, lambda s: s["pending"])
+    (question,) = state["pending"]
+    assert question["title"] == "Bash: python3 -c 1" and question["run"] == "job"
+    assert "accept_edits mode" in question["why"]
+
+    kernel.run(f"%agent answer {question['id']} allow_once")
+    state = _state(runtime, lambda s: not s["pending"] and not s["runs"]["active"])
+    assert state["conversation"] == {"prompts": 1}
+
+    kernel.run("%unload_ext jupyter_agenttools")
+    assert not list((runtime / "agenttools").glob("kernel-*.json"))
