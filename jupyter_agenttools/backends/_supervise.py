@@ -143,7 +143,7 @@ def descendants(root=None):
     """{pid: name} of the live (not zombie) processes below ``root`` (default: this one)."""
     root = os.getpid() if root is None else root
     table = process_table()
-    children = {}
+    children: dict = {}
     for pid, (ppid, _state, _name) in table.items():
         children.setdefault(ppid, []).append(pid)
     found = {}
@@ -307,14 +307,14 @@ class Layout:
         self.fnmatch = fnmatch
         self.re = re
         self.home = home
-        self.roots = []
+        self.roots: list = []
         for w in opts.write:
             real = os.path.realpath(_expand(w, home))
             if os.path.isdir(real) and real not in self.roots:
                 self.roots.append(real)
         self.roots.sort(key=len)
-        self.masks = {}  # path -> is_dir
-        self.protects = {}
+        self.masks: dict = {}  # path -> is_dir
+        self.protects: dict = {}
         self.walk_complete = True
         self.posixpath = posixpath
         for p in opts.mask:
@@ -462,7 +462,7 @@ class Layout:
             args += ["--bind", parent, parent]
         for path in sorted(self.protects, key=len):
             args += ["--ro-bind", path, path]
-        masked_dirs = []
+        masked_dirs: list = []
         for path, is_dir in sorted(self.masks.items(), key=lambda kv: len(kv[0])):
             if any(_under(path, d) for d in masked_dirs):
                 continue  # already hidden by a masked folder above it
@@ -566,7 +566,7 @@ def main(args):
             env = dict(os.environ if env is None else env)
             env.pop("TMPDIR")
 
-    stopping = []
+    stopping: list = []
 
     def main_exited(code):
         if info_read >= 0 and not stopping:
@@ -591,7 +591,7 @@ def main(args):
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    pending = []
+    pending: list = []
     while True:
         sig = pending.pop(0) if pending else wait_signal(1.0)
         children = reaper.reap()

@@ -36,6 +36,7 @@ from ..permission.facts import PathFacts, PrefetchedFacts
 
 __all__ = [
     "ExecResult",
+    "describe_processes",
     "FileStat",
     "DirEntry",
     "BackendBase",
@@ -98,6 +99,28 @@ class ExecResult:
     @property
     def stderr_text(self) -> str:
         return self._text(self.stderr)
+
+
+def describe_processes(result: ExecResult) -> str:
+    """Plain words about the processes of a finished command (for the Bash result). Here, not
+    in supervisor.py, so the Bash tool loads no process machinery (asyncio) for a decision."""
+    if result.stopped is not None:
+        n = result.stopped
+        if result.survivors:
+            return (f"it was stopped, but {len(result.survivors)} of the processes it started "
+                    f"could not be: {', '.join(result.survivors)}")
+        if result.tracked:
+            return (f"it was stopped together with every process it started "
+                    f"({n} process{'es' if n != 1 else ''})")
+        return "its process group was stopped (processes that left the group are not tracked " \
+               "on this system)"
+    if result.timed_out:
+        return "it was stopped"
+    if result.left_running:
+        n = len(result.left_running)
+        return (f"{n} process{'es' if n != 1 else ''} it started {'are' if n != 1 else 'is'} "
+                f"still running in the background: {', '.join(result.left_running)}")
+    return ""
 
 
 @dataclass(frozen=True)

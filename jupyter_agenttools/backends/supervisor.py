@@ -17,10 +17,9 @@ import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Mapping, Sequence
 
-if TYPE_CHECKING:
-    from .base import ExecResult
+from .base import describe_processes  # re-exported: it lives with ExecResult
 
 __all__ = [
     "SUPERVISION",
@@ -267,27 +266,6 @@ class SupervisedProcess:
             self._signal(signal.SIGTERM)
         else:
             _killpg(self.proc.pid, signal.SIGKILL)
-
-
-def describe_processes(result: "ExecResult") -> str:
-    """Plain words about the processes of a finished command (for the Bash result)."""
-    if result.stopped is not None:
-        n = result.stopped
-        if result.survivors:
-            return (f"it was stopped, but {len(result.survivors)} of the processes it started "
-                    f"could not be: {', '.join(result.survivors)}")
-        if result.tracked:
-            return (f"it was stopped together with every process it started "
-                    f"({n} process{'es' if n != 1 else ''})")
-        return "its process group was stopped (processes that left the group are not tracked " \
-               "on this system)"
-    if result.timed_out:
-        return "it was stopped"
-    if result.left_running:
-        n = len(result.left_running)
-        return (f"{n} process{'es' if n != 1 else ''} it started {'are' if n != 1 else 'is'} "
-                f"still running in the background: {', '.join(result.left_running)}")
-    return ""
 
 
 def _killpg(pid: int, sig: int) -> None:

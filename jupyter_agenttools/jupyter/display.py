@@ -12,20 +12,34 @@ __all__ = ["DecisionReport", "Table", "Help"]
 class Table:
     """Rows shown as an HTML table and as aligned text (the form nbval compares)."""
 
-    def __init__(self, headers: list[str], rows: list[list[Any]], title: str = ""):
+    def __init__(self, headers: list[str], rows: list[list[Any]], title: str = "",
+                 html_short: dict[str, Any] | None = None):
         self.headers = headers
         self.rows = [["" if c is None else str(c) for c in r] for r in rows]
         self.title = title
+        #: column -> function giving the shorter text the HTML form shows (the whole value is
+        #: its tooltip), e.g. a time of day for a full timestamp
+        self.html_short = html_short or {}
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
-        body = "".join("<tr>" + "".join(f"<td><code>{html.escape(c)}</code></td>" for c in r)
+        left = 'style="text-align:left"'  # JupyterLab right-aligns table cells by default
+        head = "".join(f"<th {left}>{html.escape(h)}</th>" for h in self.headers)
+        body = "".join("<tr>" + "".join(self._html_cell(h, c) for h, c in zip(self.headers, r))
                        + "</tr>" for r in self.rows)
         cap = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
         return f'<table class="agenttools-table">{cap}<tr>{head}</tr>{body}</table>'
+
+    def _html_cell(self, header: str, value: str) -> str:
+        if not value:  # no empty code box
+            return '<td style="text-align:left"></td>'
+        short = self.html_short.get(header)
+        if short is None:
+            return f'<td style="text-align:left"><code>{html.escape(value)}</code></td>'
+        return (f'<td style="text-align:left;white-space:nowrap" title="{html.escape(value)}">'
+                f'<code>{html.escape(short(value))}</code></td>')
 
     def __repr__(self) -> str:
         if not self.rows:

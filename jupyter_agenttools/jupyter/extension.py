@@ -80,11 +80,9 @@ class AgentSession:
     """Everything one kernel's agent needs: toolkit, backend, engine, settings, audit, runs."""
 
     def __init__(self, shell: Any, config: AgentTools):
-        from ..builtin import default_tools
         from ..permission.audit import AuditLog
         from ..permission.engine import PermissionEngine
         from ..permission.settings import SettingsStore
-        from ..tools.toolkit import Toolkit
 
         self.shell = shell
         self.config = config
@@ -98,17 +96,14 @@ class AgentSession:
             self.sandbox_policy, lambda: self.engine.context.all_working_directories,
             project_root=str(self.project_dir),
             extra_protect=(str(self.settings.user_dir), str(self.settings.path("managed"))))
-        self.toolkit = Toolkit()
-        for tool in default_tools(self.backend):
-            self._attach_sandbox(tool)
-            self.toolkit.add_tool(tool)
-        from .notebook_host import install_notebook_tools
-
-        install_notebook_tools(self)  # group "notebook": NotebookRead/Edit, RunCode, Inspect
+        # the toolkit is built on first use (see `toolkit`): the built-in tools pull in the
+        # shell and Python analyses (tree-sitter, the program tables), ~0.2 s that
+        # `%load_ext` should not wait for
+        self._toolkit: Any = None
         self.audit = AuditLog(self.project_dir / ".agenttools" / "audit.jsonl")
         self.engine = PermissionEngine(
             mode=config.mode or None, settings=self.settings, audit=self.audit,
-            context=self._context(), tools=self.toolkit.find_tool,
+            context=self._context(), tools=self._find_tool,
         )
         self.model: Any = None  # set by `%agent model`; None → config.model
         self._agent: Any = None  # the agent whose conversation the next %%agent continues
@@ -130,6 +125,25 @@ class AgentSession:
         config.observe(self._backend_changed, names=["backend"])
 
     # -- construction helpers ----------------------------------------------------------------
+    @property
+    def toolkit(self) -> Any:
+        """The kernel's Toolkit: the built-in tools on the session's backend and the group
+        ``notebook`` (NotebookRead/Edit, RunCode, Inspect), made when first needed."""
+        if self._toolkit is None:
+            from ..builtin import default_tools
+            from ..tools.toolkit import Toolkit
+            from .notebook_host import install_notebook_tools
+
+            self._toolkit = Toolkit()
+            for tool in default_tools(self.backend):
+                self._attach_sandbox(tool)
+                self._toolkit.add_tool(tool)
+            install_notebook_tools(self)
+        return self._toolkit
+
+    def _find_tool(self, name: str) -> Any:
+        return self.toolkit.find_tool(name)
+
     def _make_backend(self, name: str) -> Any:
         if name == "local":
             from ..backends.local import LocalBackend
@@ -146,6 +160,9 @@ class AgentSession:
 
     def set_backend(self, backend: Any) -> None:
         """Run the built-in tools on ``backend`` from now on (replaces them in the toolkit)."""
+        self.backend = backend
+        if self._toolkit is None:  # not made yet: it will be made on this backend
+            return
         from ..builtin import default_tools
 
         for tool in default_tools(backend):
@@ -153,7 +170,6 @@ class AgentSession:
                 self.toolkit.remove_tool(tool.name)
             self._attach_sandbox(tool)
             self.toolkit.add_tool(tool)
-        self.backend = backend
 
     def _attach_sandbox(self, tool: Any) -> None:
         if hasattr(tool, "sandbox") and tool.name == "Bash":
@@ -361,7 +377,7 @@ class AgentSession:
         session_rules = [r for r in self.engine.rules if (r.source or "session") == "session"]
         return PermissionEngine(mode=mode or str(self.engine.mode), rules=session_rules,
                                 settings=self.settings, audit=self.audit if audit else None,
-                                context=self._context(), tools=self.toolkit.find_tool,
+                                context=self._context(), tools=self._find_tool,
                                 session=self.engine.session)
 
     def dry_engine(self, mode: str | None = None) -> Any:
@@ -498,7 +514,8 @@ class AgentSession:
             task.cancel()
         self._tasks.clear()
         # MCP server processes and kernels started by `%agent backend remote` end with us.
-        closers = [self.toolkit.aclose()] + [b.close() for b in self.started_backends]
+        closers = [self._toolkit.aclose()] if self._toolkit is not None else []
+        closers += [b.close() for b in self.started_backends]
         self.started_backends.clear()
         if self._kernel_id is not None:
             from .state import remove_state

@@ -307,10 +307,19 @@ def _audit(magics: "AgentMagics", args: Any) -> Table:
         raise UsageError(f"expected a positive number of records, got {args.n}")
     records = magics.session.audit.read(limit=args.n)
     rows = [[r.get("time", ""), r.get("tool", ""), r.get("input", r.get("input_summary", "")),
-             r.get("mode", ""), r.get("step", ""), r.get("behavior", r.get("verdict", "")),
-             r.get("answer", "") or ""] for r in records]
-    return Table(["time", "tool", "input", "mode", "step", "verdict", "answer"], rows,
-                 title=f"audit (last {args.n})")
+             _audit_verdict(r), r.get("answer", "") or "", r.get("mode", ""),
+             r.get("rule") or r.get("step", ""), r.get("agent", "")] for r in records]
+    return Table(["time", "tool", "input", "verdict", "answer", "mode", "by", "agent"], rows,
+                 title=f"audit (last {args.n})",
+                 html_short={"time": lambda t: t[11:19] or t})  # time of day, UTC
+
+
+def _audit_verdict(record: dict[str, Any]) -> str:
+    """A decision's or answer's verdict, or what came of the call (``kind`` outcome)."""
+    if record.get("kind") == "outcome":
+        code = record.get("exit_code")
+        return f"ran: {record.get('state', '?')}" + (f" (exit {code})" if code else "")
+    return str(record.get("behavior") or record.get("verdict") or "")
 
 
 @subcommand("tool", "make a notebook function a tool (or use @agent_tool)",

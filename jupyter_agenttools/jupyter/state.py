@@ -98,6 +98,10 @@ def build_state(session: Any) -> dict[str, Any]:
         pass
     pending = []
     for run in session.runs:
+        if getattr(run, "done", False):
+            # an ended run waits on nothing, even while its questions are being closed (the
+            # loop emits run_cancelled/run_finished before it marks them closed)
+            continue
         for ask in getattr(run, "pending", ()) or ():
             pending.append({
                 "id": ask.id, "tool": ask.tool,

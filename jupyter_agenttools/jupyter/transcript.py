@@ -229,7 +229,10 @@ class RunTranscript:
                 kept, note = _kept(item)
                 count = _lines(item)
                 label = f"output, {count:,} line{'s' if count != 1 else ''}"
-                out.append(f"<details><summary>{label}</summary><pre>{e(kept)}</pre>"
+                # (JupyterLab gives paragraphs a bottom margin only: without one of its own the
+                # folded output would sit against the next call, as if it were that call's)
+                out.append('<details style="margin-bottom: 0.5em">'
+                           f"<summary>{label}</summary><pre>{e(kept)}</pre>"
                            + (f"<small>{e(note)}</small>" if note else "") + "</details>")
         if story.result.strip():
             if len(out) > 1:

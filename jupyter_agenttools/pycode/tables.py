@@ -11,7 +11,7 @@ user function called ``mean`` is not. Methods are keyed by the receiver's family
 
 ``Entry.returns`` is the family of the result (``"same"``: the receiver's family; None: a
 library value of unknown family). ``Entry.check`` says how the receiver and the arguments are
-checked (the checks are implemented in ``analyze.py``):
+checked (the checks are implemented in ``calls.py``):
 
 =============  ==================================================================================
 ``deep``       receiver and every argument are deep-trusted values (no lambdas, no user objects)

@@ -36,6 +36,37 @@ export function renderNotebooks(model: KernelsModel, host: INotebooksHost): HTML
   return h('div', { class: 'agenttools-kernels' }, ...agents.map(k => kernelCard(k, host)));
 }
 
+/** The model labels of a kernel without a real model (extension.py `model_label`). */
+const NO_MODEL = /^(none yet|scripted, empty)/;
+
+interface IUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number | null;
+  model_calls: number;
+}
+
+function usageText(usage: IUsage): string {
+  const cost = usage.cost_usd === null || usage.cost_usd === undefined
+    ? '' : `, $${usage.cost_usd.toFixed(4)}`;
+  return `${usage.total_tokens} tokens (${usage.prompt_tokens} in, ` +
+    `${usage.completion_tokens} out)${cost}, ${usage.model_calls} model call` +
+    (usage.model_calls === 1 ? '' : 's');
+}
+
+/** Tokens and cost the model reported (the `usage` field of the kernel's state). */
+function usageLine(raw: unknown): HTMLElement | null {
+  const usage = raw as { last_run: IUsage | null; total: IUsage } | undefined;
+  if (!usage || !usage.total || !usage.total.model_calls) {
+    return null;
+  }
+  return h('div', {
+    class: 'agenttools-kernel-line agenttools-usage',
+    title: usage.last_run ? `last run: ${usageText(usage.last_run)}` : ''
+  }, 'usage ', h('span', {}, usageText(usage.total)));
+}
+
 function kernelCard(kernel: IKernelInfo, host: INotebooksHost): HTMLElement {
   const agent = kernel.agent!;
   const name = kernel.notebook ? basename(kernel.notebook) : `kernel ${kernel.id.slice(0, 8)}`;
@@ -63,7 +94,16 @@ function kernelCard(kernel: IKernelInfo, host: INotebooksHost): HTMLElement {
     h('div', { class: 'agenttools-kernel-line' }, 'project ', project),
     modeLine,
     h('div', { class: 'agenttools-kernel-line' }, 'model ',
-      h('code', {}, agent.model)),
+      h('code', { class: 'agenttools-kernel-model' }, agent.model)),
+    NO_MODEL.test(agent.model)
+      ? h('div', { class: 'agenttools-model-hint' },
+        'No real model: the agent only says how to set one. In the notebook run ',
+        h('code', {}, '%agent model openai:gpt-4.1-mini'),
+        ' (key in OPENAI_API_KEY), or add ',
+        h('code', {}, '--base-url http://localhost:11434/v1'),
+        ' for a local server (README: "Use a real model").')
+      : null,
+    usageLine(agent.usage),
     prompts
       ? h('div', { class: 'agenttools-conversation-note' },
         `conversation carries on (${prompts} prompt${prompts === 1 ? '' : 's'}); ` +

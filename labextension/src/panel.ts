@@ -33,6 +33,9 @@ const TOOL_HINT: Record<string, string> = {
   Glob: 'a folder, e.g. src',
   Grep: 'a folder, e.g. .'
 };
+/** Who writes audit records (permission/audit.py: this package and the coding agents' hooks). */
+const AGENTS = ['agenttools', 'claude-code', 'codex', 'gemini-cli'];
+
 /** How often the audit view re-reads the log while the panel is shown. */
 const AUDIT_REFRESH_MS = 3000;
 
@@ -449,7 +452,13 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
       }
     });
     this._auditBehavior.addEventListener('change', () => void this.loadAudit());
-    return h('div', { class: 'agenttools-row' }, this._auditTool, this._auditBehavior, button);
+    this._auditAgent.append(option('', 'any agent', true));
+    for (const a of AGENTS) {
+      this._auditAgent.append(option(a, a, false));
+    }
+    this._auditAgent.addEventListener('change', () => void this.loadAudit());
+    return h('div', { class: 'agenttools-row agenttools-audit-filters' }, this._auditTool,
+      this._auditBehavior, this._auditAgent, button);
   }
 
   async loadAudit(): Promise<void> {
@@ -459,6 +468,9 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
     }
     if (this._auditBehavior.value) {
       query.behavior = this._auditBehavior.value;
+    }
+    if (this._auditAgent.value) {
+      query.agent = this._auditAgent.value;
     }
     let audit: IAudit;
     try {
@@ -479,9 +491,15 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
           h('tr', {
             class: 'agenttools-audit-row',
             'data-tool': e.tool ?? '',
-            'data-behavior': e.behavior ?? ''
+            'data-behavior': e.behavior ?? '',
+            'data-agent': e.agent ?? ''
           },
-            h('td', { title: e.time ?? '' }, (e.time ?? '').slice(11, 19)),
+            // who asked: the agent (agenttools, or a coding agent through its hook) and user
+            h('td', { title: `${e.time ?? ''} · agent ${e.agent ?? '?'} · user ${e.user ?? '?'}` },
+              (e.time ?? '').slice(11, 19),
+              h('div', { class: 'agenttools-audit-who' },
+                h('span', { class: 'agenttools-audit-agent' }, e.agent ?? ''),
+                e.user ? ` · ${e.user}` : '')),
             h('td', {}, e.tool ?? ''),
             h('td', { class: 'agenttools-audit-input', title: String(e.input ?? '') },
               String(e.input ?? '')),
@@ -537,5 +555,6 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
   private _checkResult = h('div', { class: 'agenttools-check-result' });
   private _auditTool = h('input', { class: 'agenttools-audit-tool jp-mod-styled', type: 'text' });
   private _auditBehavior = h('select', { class: 'agenttools-audit-behavior' });
+  private _auditAgent = h('select', { class: 'agenttools-audit-agent-filter' });
   private _audit = h('div', { class: 'agenttools-audit' });
 }

@@ -126,6 +126,8 @@ export interface IAuditEntry {
   answer?: string;
   reason?: string;
   state?: string;
+  agent?: string;
+  user?: string;
   [key: string]: unknown;
 }
 

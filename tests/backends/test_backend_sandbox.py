@@ -318,16 +318,21 @@ async def _bash(tool: Bash, command: str) -> tuple[str, dict]:
     return response.text, response.metadata
 
 
+@pytest.mark.parametrize("bwrap,why", [("/nonexistent/bwrap", "not installed"),
+                                        ("broken", "user namespaces disabled")],
+                         ids=["missing", "no-user-namespaces"])
 @pytest.mark.parametrize("required", [True, False])
-async def test_required_refuses_when_bubblewrap_is_missing(place, required, monkeypatch):
+async def test_required_refuses_when_bubblewrap_is_missing(place, required, bwrap, why,
+                                                           broken_bwrap):
     home, project, outside = place
+    bwrap = broken_bwrap if bwrap == "broken" else bwrap
     controller = SandboxController(SandboxPolicy(enabled=True, required=required),
-                                   [str(project)], bwrap="/nonexistent/bwrap")
+                                   [str(project)], bwrap=bwrap)
     tool = Bash(local(project, home), sandbox=controller)
     text, meta = await _bash(tool, "touch ran; echo done")
     if required:
-        assert "sandbox is required" in text and "not installed" in text
-        assert not (project / "ran").exists()
+        assert "sandbox is required" in text and why in text
+        assert "done" not in text and not (project / "ran").exists()
     else:
         assert "ran without it" in text and "done" in text
         assert (project / "ran").exists()
@@ -371,3 +376,23 @@ async def test_jupyter_kernel_backend_runs_sandboxed_when_the_kernel_has_bwrap(
     assert r.timed_out and r.survivors == ()
     assert wait_dead(_sleepers(seconds), 2.0) == []
     await asyncio.sleep(0)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("required", [True, False])
+async def test_jupyter_kernel_backend_without_bwrap_refuses_or_says_so(remote, place, required):
+    """The remote side decides: a kernel whose machine lacks bubblewrap is probed as unavailable
+    (the engine gets no 'sandboxed' allow), and Bash refuses when the sandbox is required."""
+    home, project, outside = place
+    controller = SandboxController(SandboxPolicy(enabled=True, required=required), [],
+                                   bwrap="/nonexistent/bwrap")
+    assert controller.availability(remote)[0] is None  # not known before the probe
+    available, why = await controller.probe(remote)
+    assert not available and "not installed" in why, why
+    assert not controller.confines(remote)
+    text, meta = await _bash(Bash(remote, sandbox=controller), "touch ran; echo done")
+    if required:
+        assert "sandbox is required" in text and "done" not in text
+        assert not (project / "ran").exists()
+    else:
+        assert "ran without it" in text and "done" in text and (project / "ran").exists()

@@ -10,6 +10,7 @@ refreshes by itself. Screenshot: test-artifacts/panel-kernels.png.
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -41,25 +42,44 @@ KERNEL_IDLE = """() => {
 }"""
 
 
+def _usage_cell(base_url: str) -> str:
+    """A run on a real OpenAI-protocol server that reports the tokens it used."""
+    return ("os.environ['FAKE_KEY'] = 'not-a-secret'\n"
+            f"%agent model openai:fake --base-url {base_url} --api-key-env FAKE_KEY")
+
+
 @pytest.fixture
 def lab(tmp_path: Path):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing (Debian package 'chromium'; CI installs it)")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
+    from openai_fake_server import FakeOpenAIServer, text_deltas
+
     root = tmp_path / "root"
     root.mkdir()
-    write_notebook(root / "elsewhere.ipynb", CELLS)
-    with running_lab(tmp_path, root, TOKEN) as (base, _log):
-        yield base, root
+    with FakeOpenAIServer() as server:
+        server.script = [{"chunks": text_deltas("Hello."),
+                          "usage": {"prompt_tokens": 11, "completion_tokens": 7,
+                                    "total_tokens": 18}}]
+        write_notebook(root / "elsewhere.ipynb",
+                       CELLS + [_usage_cell(server.base_url), "%%agent\nSay hello."])
+        with running_lab(tmp_path, root, TOKEN) as (base, _log):
+            yield base, root
 
 
-def _run_all(page) -> None:
+def _run_all(page, command: str = "notebook:run-all-above", first: int = 0) -> None:
+    """Run the cells above the usage cells (``run-all-above`` from cell 2), or from the usage
+    cells on (``run-all-below``); ``first``: a cell whose prompt shows the run started."""
     for _ in range(3):
         accept = page.locator(".jp-Dialog button.jp-mod-accept")
         if accept.count():
             accept.first.click()
         page.wait_for_function(KERNEL_IDLE, timeout=90_000)
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-        prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
+        page.evaluate(f"""() => {{
+            window.jupyterapp.shell.currentWidget.content.activeCellIndex = {len(CELLS)};
+            window.jupyterapp.commands.execute('{command}');
+        }}""")
+        prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").nth(first)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             if prompt.inner_text().strip() not in ("[ ]:", ""):
@@ -105,6 +125,9 @@ def test_panel_shows_the_kernels_project_mode_rules_questions_and_audit(lab):
                 "set in this kernel (the settings say default)")
             expect(kernel.locator(".agenttools-session-rules")).to_contain_text(
                 "Bash(make test:*)")
+            # no model of its own yet (only the run's): the panel says how to set one
+            expect(kernel.locator(".agenttools-model-hint")).to_contain_text(
+                "%agent model openai:gpt-4.1-mini")
             question = kernel.locator(".agenttools-pending-item")
             expect(question).to_contain_text('Bash: python3 -c "print(6 * 7)"')
             expect(question.locator(".agenttools-why")).to_contain_text("accept_edits mode")
@@ -130,7 +153,21 @@ def test_panel_shows_the_kernels_project_mode_rules_questions_and_audit(lab):
             expect(rows).not_to_have_count(before, timeout=15_000)
             expect(panel.locator(".agenttools-audit-row", has_text="allow_once")).to_have_count(
                 1, timeout=15_000)
+            # who wrote each record: this package's agent, for the OS user
+            expect(panel.locator(".agenttools-audit-row[data-tool='Bash'] .agenttools-audit-who"
+                                 ).first).to_contain_text("agenttools")
+            panel.locator(".agenttools-audit-section").screenshot(
+                path=str(ARTIFACTS / "panel-audit-section.png"))
             page.screenshot(path=str(ARTIFACTS / "panel-answered.png"))
+
+            # a run on a real model server: its tokens show in the kernel's card
+            _run_all(page, "notebook:run-all-below", len(CELLS))
+            usage = kernel.locator(".agenttools-usage")
+            expect(usage).to_contain_text("18 tokens (11 in, 7 out), 1 model call",
+                                          timeout=60_000)
+            expect(kernel.locator(".agenttools-kernel-model")).to_contain_text("openai:fake")
+            expect(kernel.locator(".agenttools-model-hint")).to_have_count(0)
+            page.screenshot(path=str(ARTIFACTS / "panel-usage.png"))
             assert not errors, errors
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "panel-failure.png"))

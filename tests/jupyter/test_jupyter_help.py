@@ -4,6 +4,7 @@ interpreter for the import check."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -215,20 +216,28 @@ def test_answer_of_an_answered_question_changes_nothing(shell, capsys):
 
 
 def test_load_ext_does_not_import_jsonschema_or_the_model_clients():
-    """%load_ext stays light: jsonschema (a second or more with rfc3987-syntax), openai and
-    the widgets library are imported later, when a run needs them."""
+    """%load_ext stays light: jsonschema (a second or more with rfc3987-syntax), openai, the
+    widgets library, and the built-in tools with the shell and Python analyses (tree-sitter,
+    the program tables) are imported later, when a run or a check needs them; the toolkit is
+    there when asked for (benchmarks/bench_load.py measures the time)."""
+    heavy = ("jsonschema", "openai", "ipywidgets", "mcp", "tree_sitter",
+             "jupyter_agenttools.builtin", "jupyter_agenttools.shell",
+             "jupyter_agenttools.pycode")
     code = ("import sys\n"
             "from IPython.core.interactiveshell import InteractiveShell\n"
             "sh = InteractiveShell.instance()\n"
             "sh.run_line_magic('load_ext', 'jupyter_agenttools')\n"
-            "print(sorted(m for m in ('jsonschema', 'openai', 'ipywidgets', 'mcp')"
-            " if m in sys.modules))\n")
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
+            "from jupyter_agenttools.jupyter import current_session\n"
+            "print(sorted(t.name for t in current_session(sh).toolkit.tools))\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120, cwd=str(REPO))
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    loaded, tools = out.stdout.strip().splitlines()[-2:]
+    assert loaded == "[]"
+    assert {"Bash", "Read", "Write", "Edit", "NotebookEdit"} <= set(ast.literal_eval(tools))
 
 
 def test_builtin_tool_schemas_are_valid_json_schemas():

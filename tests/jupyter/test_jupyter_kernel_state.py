@@ -91,3 +91,46 @@ def test_state_file_follows_mode_rules_questions_and_unload(kernel, project, run
 
     kernel.run("%unload_ext jupyter_agenttools")
     assert not list((runtime / "agenttools").glob("kernel-*.json"))
+
+
+def test_state_file_carries_the_tokens_a_real_server_reported(kernel, project, runtime):
+    """A run against a real OpenAI-protocol server (tests/agent/openai_fake_server.py) that
+    reports usage: the state file the panel reads holds the last run's and the total."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
+    from openai_fake_server import FakeOpenAIServer, text_deltas
+
+    with FakeOpenAIServer() as server:
+        server.script = [{"chunks": text_deltas("Hello"),
+                          "usage": {"prompt_tokens": 11, "completion_tokens": 7,
+                                    "total_tokens": 18}},
+                         {"chunks": text_deltas("Again"),
+                          "usage": {"prompt_tokens": 30, "completion_tokens": 2,
+                                    "total_tokens": 32}}]
+        kernel.run("import os\nos.environ['FAKE_KEY'] = 'not-a-secret'\n"
+                   "%load_ext jupyter_agenttools\n"
+                   f"%agent model openai:fake --base-url {server.base_url} "
+                   "--api-key-env FAKE_KEY")
+        assert _state(runtime)["usage"]["total"]["model_calls"] == 0
+        kernel.run("%%agent --wait\nSay hello.", timeout=60)
+        kernel.run("%%agent --wait\nSay it again.", timeout=60)
+        state = _state(runtime, lambda s: s["usage"]["total"]["model_calls"] == 2)
+    assert state["usage"]["last_run"]["total_tokens"] == 32
+    assert (state["usage"]["total"]["prompt_tokens"], state["usage"]["total"]["total_tokens"]
+            ) == (41, 50)
+
+
+@pytest.mark.parametrize("stop", ["%agent cancel", "job.cancel()"])
+def test_a_cancelled_run_leaves_no_open_question_in_the_state(kernel, runtime, stop):
+    """The status-bar badge and the notification follow the state file: a question closed by
+    a cancel must leave it."""
+    kernel.run("%load_ext jupyter_agenttools\n"
+               "from jupyter_agenttools import ScriptedModel\n"
+               "m = ScriptedModel([[{'name': 'Bash', 'input': {'command': 'touch x.txt'}}],"
+               " 'never'])")
+    kernel.run("%%agent --model m --as job\nTouch it.")
+    assert _state(runtime, lambda s: s["pending"])["pending"]
+    kernel.run(f"await job.question(1, timeout=10)\n{stop}\nawait job.wait_done(timeout=10)")
+    state = _state(runtime, lambda s: not s["runs"]["active"])
+    assert state["pending"] == []

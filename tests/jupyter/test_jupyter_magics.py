@@ -236,6 +236,33 @@ def test_audit_and_pending_tables(shell):
     assert agent(shell, "audit 5").headers[0] == "time"
 
 
+def test_audit_table_shows_outcomes_who_and_short_times(shell):
+    """Decision, answer and outcome records in one table: an outcome's verdict is what came of
+    the call, the HTML form shows the time of day (the whole time as tooltip) and no empty
+    code boxes, the text form (what nbval compares) keeps the whole time."""
+    import json
+
+    from jupyter_agenttools.jupyter import current_session
+
+    s = current_session(shell)
+    s.audit.path.parent.mkdir(parents=True, exist_ok=True)
+    base = {"time": "2026-12-03T12:47:50.532+00:00", "tool": "Bash", "input": "wc -l f",
+            "user": "ana", "agent": "agenttools"}
+    records = [dict(base, kind="decision", behavior="ask", mode="default", step="mode"),
+               dict(base, kind="answer", behavior="ask", answer="allow_once"),
+               dict(base, kind="outcome", state="error", exit_code=2)]
+    s.audit.path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    table = agent(shell, "audit 3")
+    by_verdict = {row[3]: row for row in table.rows}
+    assert set(by_verdict) == {"ask", "ran: error (exit 2)"}
+    assert [r[4] for r in table.rows].count("allow_once") == 1
+    assert all(row[-1] == "agenttools" for row in table.rows)
+    html = table._repr_html_()
+    assert "<code></code>" not in html
+    assert 'title="2026-12-03T12:47:50.532+00:00"><code>12:47:50</code>' in html
+    assert "2026-12-03T12:47:50.532+00:00  Bash" in repr(table)
+
+
 def test_traits_come_from_the_shell_config(shell):
     """What `c.AgentTools.… = …` in ipython_config.py does: config on the shell's Config."""
     from jupyter_agenttools.jupyter import current_session

@@ -93,6 +93,24 @@ def test_managed_layer_cannot_be_switched_off(shell):
     assert table["required"] == ["yes", "managed"]
 
 
+@pytest.mark.parametrize("lower", [{}, {"enabled": False, "required": False}])
+def test_managed_required_refuses_to_run_unconfined(shell, lower):
+    """sandbox.required in the managed layer: without bubblewrap Bash refuses (nothing runs),
+    whatever the project settings or the session say."""
+    shell.managed.write_text(json.dumps({"sandbox": {"required": True}}))
+    if lower:
+        settings = shell.project / ".agenttools" / "settings.json"
+        settings.parent.mkdir()
+        settings.write_text(json.dumps({"sandbox": lower}))
+        session(shell).config.sandbox = lower
+    session(shell).sandbox.bwrap = "/nonexistent/bwrap"  # as on a machine without it
+    text, meta = bash_text(shell, "touch ran; echo done")
+    assert "The sandbox is required (sandbox.required)" in text and "not installed" in text
+    assert "done" not in text and not (shell.project / "ran").exists()
+    table = rows(shell.run_line_magic("agent", "sandbox"))
+    assert table["required"] == ["yes", "managed"] and table["enabled"][0] == "yes"
+
+
 def test_settings_file_turns_it_on_and_network_flag(shell):
     settings = shell.project / ".agenttools" / "settings.json"
     settings.parent.mkdir()

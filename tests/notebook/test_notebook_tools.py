@@ -312,6 +312,27 @@ def test_runcode_captures_figures_and_closes_them(setup):
     assert len(plt.get_fignums()) == before
 
 
+def test_runcode_shows_a_figure_the_user_had_open_when_it_draws_on_it(setup):
+    _path, _ids, _tools, call, _ns = setup
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    user_fig = plt.figure()  # the user's open figure, current: plt.plot draws on it
+    other = plt.figure()
+    plt.figure(user_fig.number)
+    try:
+        untouched = call("RunCode", {"code": "1 + 1"})
+        assert not any(b["type"] == "image" for b in untouched.content)
+        drawn = call("RunCode", {"code": "import matplotlib.pyplot as plt\n"
+                                         "plt.plot([1, 2])\nNone"})
+        images = [b for b in drawn.content if b["type"] == "image"]
+        assert len(images) == 1  # the figure drawn on, not the other open one
+        assert plt.get_fignums() == [user_fig.number, other.number]  # the user's stay open
+        assert user_fig.axes and not other.axes
+    finally:
+        plt.close("all")
+
+
 def test_runcode_output_is_bounded(setup):
     _path, _ids, _tools, call, _ns = setup
     result = call("RunCode", {"code": "print('x' * 3_000_000)"})

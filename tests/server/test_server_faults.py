@@ -62,8 +62,10 @@ MODES: dict[str, tuple[object, int, str]] = {
     "true": ({"layer": "local", "mode": True}, 400, "exactly one of"),
 }
 
-WRITES = [("POST", "rules"), ("DELETE", "rules"), ("PUT", "mode"), ("POST", "check"),
-          ("POST", "validate")]
+# Every method of every route that reads a body, found in ROUTES: the routes other parts add
+# (trust, notebook…) are covered as they land.
+WRITES = [(method.upper(), path) for path, handler in ROUTES
+          for method in ("post", "put", "patch", "delete") if method in vars(handler)]
 
 
 def _body(body: object) -> str | bytes:
@@ -78,6 +80,8 @@ def test_every_route_has_the_body_limits():
     """Handlers other parts add must subclass AgentToolsHandler (limits, JSON errors)."""
     for name, handler in ROUTES:
         assert issubclass(handler, AgentToolsHandler), name
+    assert {("POST", "rules"), ("DELETE", "rules"), ("PUT", "mode"), ("POST", "check"),
+            ("POST", "validate"), ("POST", "notebook")} <= set(WRITES), WRITES
 
 
 def test_malformed_bodies_get_a_clear_4xx_on_every_route(api, files):

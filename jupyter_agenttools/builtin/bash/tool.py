@@ -6,7 +6,7 @@ import codecs
 import contextlib
 from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
 
-from ...backends.base import ExecResult
+from ...backends.base import ExecResult, describe_processes
 from ...permission.effects import PathEffect
 from ...permission.types import (
     PermissionBehavior,
@@ -216,9 +216,6 @@ class Bash(Tool):
                 "sandboxed": final.sandbox == "on"}
         if description:
             meta["description"] = description
-        # imported here, not at the top: the supervisor loads asyncio, which a permission
-        # check (agenttools hook) never needs
-        from ...backends.supervisor import describe_processes
 
         processes = describe_processes(final)
         if final.sandbox and final.sandbox != "on":

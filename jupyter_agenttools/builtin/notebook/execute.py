@@ -13,7 +13,8 @@ Design (why it is built this way):
   that send what *this* code writes (a context variable marks it) to RunCode's buffers and
   everything else — other threads, other tasks — to the kernel's streams as before. ``display()``
   calls are routed the same way by the host (IPython's display publisher). Figures the code
-  leaves open in matplotlib are rendered to PNG and closed.
+  leaves open in matplotlib are rendered to PNG and closed; a figure the user had open and
+  the code drew on (it turned stale) is rendered too and stays open.
 - **A timeout that really stops it: the kernel's own interrupt.** A watchdog thread sends
   SIGINT to the main thread at the deadline (again every 2 s while the code is still running),
   and a SIGINT handler installed for the duration raises KeyboardInterrupt in the code — what
@@ -222,25 +223,53 @@ def _split(code: str, filename: str) -> tuple[Any, Any, bool]:
     return body, final, is_async
 
 
-def _figures() -> set[int]:
-    plt = sys.modules.get("matplotlib.pyplot")
-    if plt is None:
-        return set()
+def _open_figures() -> dict[int, Any]:
+    """The figures open in pyplot, by number (none when pyplot was never imported). Read from
+    pyplot's registry, not with ``plt.figure(num)``, which would change the current figure."""
+    helpers = sys.modules.get("matplotlib._pylab_helpers")
+    if helpers is None:
+        return {}
     try:
-        return set(plt.get_fignums())
+        return {m.num: m.canvas.figure for m in helpers.Gcf.get_all_fig_managers()}
     except Exception:
-        return set()
+        return {}
 
 
-def _render_new_figures(before: set[int], sink: list[dict[str, Any]]) -> None:
+def _watch_figures() -> dict[int, tuple[Any, bool]]:
+    """The open figures with their stale flags, which are then cleared: any change to a figure
+    marks it stale again, so a figure the user had open and the code drew on
+    (``plt.plot`` into the current figure) is told apart from one it left alone."""
+    watched: dict[int, tuple[Any, bool]] = {}
+    for num, fig in _open_figures().items():
+        try:
+            watched[num] = (fig, bool(fig.stale))
+            fig.stale = False  # silent: only stale=True calls the figure's callback
+        except Exception:
+            continue
+    return watched
+
+
+def _restore_stale(watched: dict[int, tuple[Any, bool]]) -> None:
+    for fig, was_stale in watched.values():
+        with contextlib.suppress(Exception):
+            if was_stale and not fig.stale:
+                fig.stale = True
+
+
+def _render_figures(watched: dict[int, tuple[Any, bool]], sink: list[dict[str, Any]]) -> None:
+    """Figures the code made are rendered and closed; figures the user had open and the code
+    drew on are rendered and left open (marked stale, so the notebook still shows them)."""
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is None:
         return
     import base64
 
-    for num in sorted(_figures() - before):
+    for num, fig in sorted(_open_figures().items(), key=lambda item: item[0]):
+        known = watched.get(num)
+        new = known is None or known[0] is not fig
+        if not new and not fig.stale:
+            continue
         try:
-            fig = plt.figure(num)
             buffer = io.BytesIO()
             fig.savefig(buffer, format="png", bbox_inches="tight")
             sink.append({"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
@@ -248,7 +277,10 @@ def _render_new_figures(before: set[int], sink: list[dict[str, Any]]) -> None:
         except Exception as exc:  # a figure that cannot draw is reported, not raised
             sink.append({"text/plain": f"[figure {num} could not be rendered: {exc}]"})
         finally:
-            plt.close(num)
+            if new:
+                plt.close(fig)
+            else:
+                fig.stale = True
 
 
 def _traceback(exc: BaseException, filename: str) -> str:
@@ -277,7 +309,7 @@ async def execute(code: str, namespace: MutableMapping[str, Any], *, timeout: fl
     buffers = _Buffers()
     token = _CAPTURE.set(buffers)
     displays: list[dict[str, Any]] = []
-    figures_before = _figures()
+    figures_before = _watch_figures()
     started = time.monotonic()
     value: Any = None
     displaying = capture_displays(displays) if capture_displays else contextlib.nullcontext()
@@ -289,7 +321,7 @@ async def execute(code: str, namespace: MutableMapping[str, Any], *, timeout: fl
                 value = _run_sync(body, final, namespace, timeout, result)
             if value is not None and result.error is None:
                 result.result = (format_value or _plain)(value)
-            _render_new_figures(figures_before, displays)
+            _render_figures(figures_before, displays)
     except BaseException as exc:  # formatting the value failed, or a display hook broke
         if isinstance(exc, asyncio.CancelledError):
             raise
@@ -297,6 +329,7 @@ async def execute(code: str, namespace: MutableMapping[str, Any], *, timeout: fl
         result.error_name = result.error_name or type(exc).__name__
     finally:
         _CAPTURE.reset(token)
+        _restore_stale(figures_before)
         result.seconds = time.monotonic() - started
     result.stdout = "".join(buffers.parts["stdout"])
     result.stderr = "".join(buffers.parts["stderr"])
