@@ -44,13 +44,31 @@ class SubCommand:
     name: str
     summary: str
     handler: Callable[[Any, Any], Any]
-    parser: Any = None
+    #: makes the argparse parser on first use (building the ~20 parsers and their help text
+    #: at import cost `%load_ext` ~30 ms); None: a raw command without options
+    parser_factory: Callable[[], Any] | None = None
     examples: tuple[str, ...] = ()
     raw: bool = False
-    usage: str = ""
+    usage_text: str = ""
     #: shown under the options in ``%agent help NAME``
     details: str = ""
     aliases: tuple[str, ...] = field(default_factory=tuple)
+    _parser: Any = field(default=None, repr=False)
+
+    @property
+    def parser(self) -> Any:
+        if self._parser is None and self.parser_factory is not None:
+            self._parser = self.parser_factory()
+        return self._parser
+
+    @property
+    def usage(self) -> str:
+        if self.usage_text:
+            return self.usage_text
+        parser = self.parser
+        if parser is None:
+            return f"%agent {self.name} ..."
+        return parser.format_usage().strip().removeprefix("usage: ")
 
 
 #: name -> SubCommand, in the order the help lists them
@@ -66,19 +84,21 @@ def subcommand(name: str, summary: str, *, examples: list[str] | tuple[str, ...]
         raise ValueError(f"a sub-command name is a lower-case word, got {name!r}")
 
     def register(func: Callable) -> Callable:
-        parser = None
+        factory = None
         if not raw:
             if not hasattr(func, "decorators"):  # no @argument: a command without options
                 func.decorators = []  # type: ignore[attr-defined]
-            func = magic_arguments(f"agent {name}")(func)
-            parser = func.parser  # type: ignore[attr-defined]
-            parser.prog = f"%agent {name}"
-            parser.description = summary
-            parser.formatter_class = argparse.HelpFormatter  # plain "usage: ...", not rST
-        SUBCOMMANDS[name] = SubCommand(name, summary, func, parser, tuple(examples), raw,
-                                       usage or (parser.format_usage().strip()
-                                                 .removeprefix("usage: ") if parser else
-                                                 f"%agent {name} ..."), details)
+
+            def factory() -> Any:
+                magic_arguments(f"agent {name}")(func)
+                parser = func.parser  # type: ignore[attr-defined]
+                parser.prog = f"%agent {name}"
+                parser.description = summary
+                parser.formatter_class = argparse.HelpFormatter  # plain "usage: ...", not rST
+                return parser
+
+        SUBCOMMANDS[name] = SubCommand(name, summary, func, factory, tuple(examples), raw,
+                                       usage, details)
         return func
 
     return register

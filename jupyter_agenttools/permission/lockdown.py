@@ -112,16 +112,29 @@ NO_LOCKDOWN = Lockdown()
 _CACHE: dict[str, tuple[Any, Lockdown]] = {}
 
 
+_DEFAULT_PATHS: dict[str | None, str] = {}
+
+
+def _default_path(env: str | None) -> str:
+    from .settings import default_managed_path
+
+    found = _DEFAULT_PATHS[env] = str(default_managed_path())
+    return found
+
+
 def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
     """The lock-down of the managed file (default location or ``$AGENTTOOLS_MANAGED_SETTINGS``),
     re-read when it changes (a stat). A broken managed file is a SettingsError: an
     administrator's file that cannot be read is not silently ignored."""
-    from .settings import _read_raw, default_managed_path
-
-    target = Path(path) if path is not None else default_managed_path()
-    key = str(target)
+    # asked twice per decision: a stat, and no Path objects or imports on the way (the
+    # default location depends only on one environment variable)
+    if path is not None:
+        key = str(Path(path))
+    else:
+        env = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS")
+        key = _DEFAULT_PATHS.get(env) or _default_path(env)
     try:
-        st = os.stat(target)
+        st = os.stat(key)
         signature: Any = (st.st_mtime_ns, st.st_size, st.st_ino)
     except OSError:
         signature = None
@@ -131,7 +144,9 @@ def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
     if signature is None:
         found = NO_LOCKDOWN
     else:
-        data, _ = _read_raw(target)
+        from .settings import _read_raw
+
+        data, _ = _read_raw(Path(key))
         found = Lockdown.from_data(data, key)
     _CACHE[key] = (signature, found)
     return found
