@@ -33,6 +33,7 @@ __all__ = [
     "PrefetchedFacts",
     "facts_for",
     "facts_request",
+    "working_dirs",
 ]
 
 
@@ -225,6 +226,21 @@ def facts_for(context: Any) -> PathFacts:
             found = memo[key] = LocalFacts(context.cwd, context.home)
         return found
     return LocalFacts(context.cwd, context.home)
+
+
+def working_dirs(context: Any) -> tuple[str, ...]:
+    """The context's working directories resolved on its facts (the backend's file system)."""
+    facts = facts_for(context)
+    raw = (context.cwd, context.project_root, *context.working_directories)
+    cache = facts.__dict__.setdefault("_working_dirs", {})
+    found = cache.get(raw)
+    if found is None:
+        seen: dict[str, None] = {}
+        for d in raw:
+            if d:
+                seen.setdefault(facts.physical_dir(d), None)
+        found = cache[raw] = tuple(seen)
+    return found
 
 
 def facts_request(effects: Iterable[Any], directories: Iterable[str] = ()) -> dict[str, Any]:
