@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Dict, Enum, Int, TraitError, Unicode, default, validate
+from traitlets import Bool, Dict, Enum, Float, Int, TraitError, Unicode, default, validate
 from traitlets.config import Configurable
 
 from ..backends.sandbox_settings import SandboxSettingsError, parse_sandbox_settings
@@ -52,6 +52,12 @@ class AgentTools(Configurable):
     ).tag(config=True)
 
     max_turns = Int(20, help="Most model turns one run may take.").tag(config=True)
+
+    tool_time_limit = Float(
+        300.0,
+        help="Seconds one tool call may run before it is stopped, for tools without a limit of "
+        "their own (Bash: its timeout + 30 s). 0: no limit.",
+    ).tag(config=True)
 
     output_budget = Int(
         0, help="Characters of one tool result shown to the model before it is cut and "
@@ -114,6 +120,14 @@ class AgentTools(Configurable):
         except SandboxSettingsError as exc:
             raise TraitError(str(exc)) from None
         return proposal["value"]
+
+    @validate("tool_time_limit")
+    def _check_tool_time_limit(self, proposal):
+        value = proposal["value"]
+        if not 0 <= value < float("inf"):  # NaN fails both comparisons
+            raise TraitError(f"tool_time_limit must be a number of seconds >= 0 (0: no "
+                             f"limit), got {value!r}")
+        return value
 
     @validate("max_turns")
     def _check_turns(self, proposal):

@@ -324,7 +324,8 @@ class AgentSession:
         # a spec string names the same model every time; an object is itself
         which = ("spec", raw) if spec_only else ("object", id(self.resolve_model(raw)))
         key = (which, mode or None, self.config.max_turns, self.config.output_budget,
-               self.config.system_prompt, self.config.base_url, self.config.api_key_env)
+               self.config.tool_time_limit, self.config.system_prompt, self.config.base_url,
+               self.config.api_key_env)
         agent = self._agent
         if agent is None or key != self._agent_key or agent.current_run is not None:
             agent = self.make_agent(raw, mode)
@@ -341,6 +342,7 @@ class AgentSession:
             model=self.resolve_model(model), toolkit=self.toolkit, engine=engine,
             backend=self.backend, system_prompt=self.config.system_prompt or None,
             max_turns=self.config.max_turns,
+            tool_time_limit=self.config.tool_time_limit or None,
         )
         if self.config.output_budget:
             kwargs["output_budget"] = self.config.output_budget

@@ -531,6 +531,7 @@ class TrustHandler(AgentToolsHandler):
         merged = self.store.load()
         state = merged.trust.to_dict() if merged.trust is not None else {}
         state["explanation"] = merged.trust.explain() if merged.trust is not None else ""
+        state["reason"] = state["explanation"]  # the panel's name for it
         state["ignored"] = [i for i in merged.ignored if i["layer"] in ("project", "local")]
         return state
 

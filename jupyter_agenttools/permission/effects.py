@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .facts import ResolvedPath, facts_for
 from .memo import current_memo
+from .paths import check_read_resolved, check_write_resolved
+from .patterns import search_reaches, target_matches
+from .protected import protected_reason
 from .types import PermissionBehavior, PermissionDecision, PermissionRule
 
 if TYPE_CHECKING:
@@ -39,6 +42,7 @@ __all__ = [
     "is_family_rule",
     "effects_of",
     "targets",
+    "find_protected",
     "effect_matches",
     "check_effect",
     "check_effects",
@@ -136,6 +140,20 @@ def targets(effect: PathEffect, context: "PermissionContext"
     return [literal, *matches], complete and literal.known
 
 
+def find_protected(effects: Iterable[PathEffect], context: "PermissionContext"
+                   ) -> tuple[PathEffect, ResolvedPath, str] | None:
+    """The first effect that touches the protected tier (``protected.py``), with its target
+    and reason."""
+    for effect in effects:
+        if not effect.is_write:
+            continue
+        for target in targets(effect, context)[0]:
+            reason = protected_reason(effect.kind, effect.recursive, target, context)
+            if reason is not None:
+                return effect, target, reason
+    return None
+
+
 # --- rules -----------------------------------------------------------------------------------
 
 
@@ -148,8 +166,6 @@ def effect_matches(rule: PermissionRule, effect: PathEffect,
     family = RULE_FAMILIES.get(rule.tool)
     if family is None or rule.specifier is None or effect.kind not in family:
         return False
-    from .patterns import search_reaches, target_matches
-
     broad = rule.behavior is not PermissionBehavior.ALLOW
     found, complete = targets(effect, context)
     if not broad:
@@ -187,8 +203,6 @@ def check_effect(effect: PathEffect, context: "PermissionContext",
                  tool_name: str = "Read") -> PermissionDecision:
     """What one effect alone would need: the file tools' policy (see ``paths.check_read`` and
     ``paths.check_write``), on the resolved targets; the strictest target decides."""
-    from .paths import check_read_resolved, check_write_resolved
-
     memo = current_memo()
     key = ("agenttools.check_effect", effect, tool_name, context.mode, id(facts_for(context)))
     if memo is not None and key in memo:

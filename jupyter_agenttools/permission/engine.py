@@ -24,12 +24,12 @@ from .effects import (
     effect_matches,
     effect_safety,
     effects_of,
+    find_protected,
     is_family_rule,
 )
 from .lockdown import Lockdown, managed_lockdown
 from .memo import current_memo, decision_scope
 from .modes import MODE_TABLE, ModePolicy
-from .protected import find_protected
 from .rules import (
     filter_suggestions,
     is_mcp_server_rule,
@@ -143,7 +143,7 @@ class PermissionEngine:
     """
 
     def __init__(self, *, mode: PermissionMode | str | None = None,
-                 rules: Iterable[PermissionRule] | Mapping[str, Sequence[Any]] = (),
+                 rules: Iterable[PermissionRule] | Mapping[str, Iterable[Any]] = (),
                  settings: "SettingsStore | str | os.PathLike[str] | None" = None,
                  context: PermissionContext | None = None,
                  middlewares: Iterable[Middleware] = (),
@@ -153,20 +153,25 @@ class PermissionEngine:
             from .settings import SettingsStore
 
             settings = SettingsStore(settings)
-        self.settings = settings
+        self.settings: SettingsStore | None = settings  # type: ignore[assignment]
         if audit is not None and not hasattr(audit, "record"):
             from .audit import AuditLog
 
             audit = AuditLog(audit)
-        self.audit = audit
+        self.audit: AuditLog | None = audit  # type: ignore[assignment]
         self._audit_failed = False
         self.session = session or uuid.uuid4().hex[:12]
         self._lock: Lockdown | None = None
         self._mode: PermissionMode | None = None
-        if mode is not None:
-            self.mode = mode  # through the managed lock-down
+        if mode is not None:  # through the managed lock-down
+            try:
+                lock = self.lockdown
+            except SettingsError:  # a broken project file is reported at the first decision
+                lock = managed_lockdown(self.settings.path("managed")) \
+                    if self.settings is not None else managed_lockdown()
+            self._mode = lock.check_mode(mode)
         if context is None:
-            root = str(settings.project_root) if settings is not None else None
+            root = str(self.settings.project_root) if self.settings is not None else None
             context = PermissionContext(cwd=os.getcwd(), project_root=root)
         self._base_context = context
         self._context_cache: tuple[Any, PermissionContext] | None = None
@@ -209,7 +214,7 @@ class PermissionEngine:
             if unknown:
                 raise ValueError(f"expected rule lists under 'allow', 'ask', 'deny', "
                                  f"got {sorted(unknown)}")
-            out = []
+            out: list[PermissionRule] = []
             for behavior in ("deny", "ask", "allow"):
                 entries = rules.get(behavior) or []
                 if isinstance(entries, (str, bytes)) or not isinstance(entries, Iterable):
@@ -232,8 +237,17 @@ class PermissionEngine:
         self._refresh_settings()
         return self._current_mode()
 
-    def _current_mode(self) -> PermissionMode:
-        lock = self.lockdown
+    @mode.setter
+    def mode(self, value: PermissionMode | str | None) -> None:
+        """Set this session's mode (None: follow the settings). A mode the managed settings
+        forbid raises ModeUnavailable: a session never overrides the managed layer."""
+        if value is not None and self.settings is not None:
+            self._refresh_settings()  # the managed file as it is now
+        self._mode = None if value is None else self.lockdown.check_mode(value)
+
+    def _current_mode(self, lock: Lockdown | None = None) -> PermissionMode:
+        if lock is None:
+            lock = self.lockdown
         if self._mode is not None and lock.allows(self._mode):
             return self._mode  # (a session mode the managed file forbade since is dropped)
         if self.settings is not None:
@@ -241,12 +255,6 @@ class PermissionEngine:
             if m is not None:
                 return m
         return lock.fallback_mode()
-
-    @mode.setter
-    def mode(self, value: PermissionMode | str | None) -> None:
-        """Set this session's mode (None: follow the settings). A mode the managed settings
-        forbid raises ModeUnavailable: a session never overrides the managed layer."""
-        self._mode = None if value is None else self.lockdown.check_mode(value)
 
     @property
     def lockdown(self) -> Lockdown:
@@ -263,8 +271,16 @@ class PermissionEngine:
     @property
     def context(self) -> PermissionContext:
         """The base context with the current mode and the settings' additional directories."""
+        return self._context_in(self._current_mode())
+
+    @context.setter
+    def context(self, value: PermissionContext) -> None:
+        self._base_context = value
+        self._context_cache = None
+
+    def _context_in(self, mode: PermissionMode) -> PermissionContext:
         extra = self.settings.merged.additional_directories if self.settings is not None else ()
-        key = (self._current_mode(), extra)
+        key = (mode, extra)
         cached = self._context_cache
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -273,11 +289,6 @@ class PermissionEngine:
             ctx = ctx.with_(mode=key[0])
         self._context_cache = (key, ctx)
         return ctx
-
-    @context.setter
-    def context(self, value: PermissionContext) -> None:
-        self._base_context = value
-        self._context_cache = None
 
     @staticmethod
     def _with_extra(ctx: PermissionContext, extra: tuple[str, ...]) -> PermissionContext:
@@ -372,13 +383,16 @@ class PermissionEngine:
             validate_examples(rule, tool, self._base_context)
             self._validated.add(_rule_key(rule))
 
-    def _refresh_settings(self) -> None:
+    def _refresh_settings(self) -> Lockdown:
+        """Re-read changed settings files; the lock-down in force now (one stat of the managed
+        file per call)."""
         if self.settings is not None and self.settings.reload_if_changed():
             self._index = None
         lock = self.lockdown
         if lock is not self._lock:  # a changed managed file: rebuild what it filters
             self._lock = lock
             self._index = None
+        return lock
 
     def _build_index(self) -> _RuleIndex:
         rules = self._all_rules()
@@ -409,13 +423,13 @@ class PermissionEngine:
                mode: PermissionMode | str | None = None) -> PermissionDecision:
         """The decision for one call. ``mode`` (else ``engine.mode``) overrides the mode of
         ``context`` (else ``engine.context``)."""
-        self._refresh_settings()
+        lock = self._refresh_settings()
         if self._index is None:
             self._index = self._build_index()
         if mode is not None:
-            mode = self.lockdown.check_mode(mode)
+            mode = lock.check_mode(mode)
         if context is None:
-            ctx = self.context
+            ctx = self._context_in(self._current_mode(lock))
             if mode is not None:
                 m = PermissionMode.parse(mode)
                 if m is not ctx.mode:
@@ -423,7 +437,7 @@ class PermissionEngine:
         else:
             if self.settings is not None:
                 context = self._with_extra(context, self.settings.merged.additional_directories)
-            m = PermissionMode.parse(mode) if mode is not None else self._current_mode()
+            m = PermissionMode.parse(mode) if mode is not None else self._current_mode(lock)
             ctx = context if context.mode is m else context.with_(mode=m)
         if self._pending and tool.name in self._pending:
             self._validate_pending(tool, ctx)
@@ -444,6 +458,8 @@ class PermissionEngine:
             summary = tool.input_summary(tool_input)
         except Exception:
             summary = repr(tool_input)[:200]
+        if self.audit is None:
+            return
         try:
             self.audit.record_decision(tool=tool.name, input_summary=summary,
                                        decision=decision, mode=mode, session=self.session)
@@ -579,9 +595,10 @@ class PermissionEngine:
         safety = effect_safety(effects, context, name) if effects else None
 
         # 3. read-only fast path
+        is_read_only: Any = tool.is_read_only  # the protocol's hook, or one taking the context
         if safety is None and (
-                tool.is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
-                else tool.is_read_only(tool_input)):
+                is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
+                else is_read_only(tool_input)):
             trace.append(TraceStep("read_only", "allow", "the call cannot change anything"))
             return self._done(ALLOW, "read_only", trace, tool, "read-only call",
                               f"Permission granted for {name} (read-only).")
@@ -604,19 +621,19 @@ class PermissionEngine:
                 return self._done(b, "tool_check", trace, tool, d.reason or d.message,
                                   d.message or d.reason, bypass_immune=d.bypass_immune)
             if b is ASK:
-                verdict = policy.safety_ask if d.bypass_immune else policy.plain_ask
+                ask_verdict = policy.safety_ask if d.bypass_immune else policy.plain_ask
                 kind = "safety ASK" if d.bypass_immune else "ASK"
-                if verdict is None:
+                if ask_verdict is None:
                     trace.append(TraceStep("tool_check", "ignored",
                                            f"{kind} ignored in {mode} mode: {d.reason}"))
                 elif d.bypass_immune:
-                    trace.append(TraceStep("tool_check", verdict.value,
+                    trace.append(TraceStep("tool_check", ask_verdict.value,
                                            f"safety ASK (allow rules cannot silence it): "
                                            f"{d.reason}"))
-                    if verdict is ASK:
+                    if ask_verdict is ASK:
                         return self._done(ASK, "tool_check", trace, tool, d.reason,
                                           d.message or d.reason, bypass_immune=True)
-                    return self._done(verdict, "tool_check", trace, tool,
+                    return self._done(ask_verdict, "tool_check", trace, tool,
                                       f"{d.reason}; {mode} mode: no one to answer",
                                       f"Permission to use {name} was denied: "
                                       f"{d.message or d.reason} (no one can answer in {mode} "
@@ -624,7 +641,7 @@ class PermissionEngine:
                 else:
                     trace.append(TraceStep("tool_check", "ask",
                                            f"{d.reason}; an allow rule may still allow it"))
-                    remembered = (d, verdict)
+                    remembered = (d, ask_verdict)
             else:
                 trace.append(TraceStep("tool_check", "passthrough", d.reason or "no opinion"))
 
@@ -683,14 +700,16 @@ class PermissionEngine:
                                       trace=trace)
         if tool_input is not None and not bypass_immune and context is not None:
             # built when first read, with this decision's memo (the tool's analysis is reused)
-            memo = current_memo()
+            # and the rules in force at the decision
+            memo, index = current_memo(), self._index
             decision.suggest_later(
-                lambda: self._suggest(tool, tool_input, context, offered, memo))
+                lambda: self._suggest(tool, tool_input, context, offered, memo, index))
         return decision
 
-    def _suggest(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
-                 offered: Sequence[Any], memo: dict[Any, Any] | None = None
-                 ) -> list[PermissionRule]:
+    @staticmethod
+    def _suggest(tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
+                 offered: Sequence[Any], memo: dict[Any, Any] | None = None,
+                 index: _RuleIndex | None = None) -> list[PermissionRule]:
         try:
             if offered:
                 raw = list(offered)
@@ -702,9 +721,9 @@ class PermissionEngine:
         except Exception:  # no suggestion is better than no decision
             return []
         suggestions = filter_suggestions(raw, tool)
-        if suggestions and self._index is not None:
+        if suggestions and index is not None:
             # a rule already in force (e.g. for one part of a chain) is no news to the person
-            have = {r.text for r in self._index.lookup(ALLOW, tool.name)}
+            have = {r.text for r in index.lookup(ALLOW, tool.name)}
             suggestions = [r for r in suggestions if r.text not in have]
         return suggestions
 

@@ -33,6 +33,7 @@ __all__ = [
     "PrefetchedFacts",
     "facts_for",
     "facts_request",
+    "working_dirs",
 ]
 
 
@@ -117,8 +118,15 @@ class PathFacts:
         return [self.resolve_absolute(m, follow_last, word) for m in matches], complete
 
     def physical_dir(self, path: str) -> str:
-        """A configured directory (absolute, ``~``, or relative to the cwd) resolved."""
-        return self.resolve_word(path).physical
+        """A configured directory (absolute, ``~``, or relative to the cwd) resolved: its
+        physical path only (no question about what is there)."""
+        cache = self.__dict__.setdefault("_physical", {})
+        found = cache.get(path)
+        if found is None:
+            absolute = self.locate(path, ())
+            found = path if absolute is None else resolver.resolve(absolute, self.readlink)[0]
+            cache[path] = found
+        return found
 
 
 class LocalFacts(PathFacts):
@@ -129,17 +137,30 @@ class LocalFacts(PathFacts):
         self.home = home if home and home.startswith("/") else os.path.expanduser("~")
         self._links: dict[str, str | None] = {}
         self._kinds: dict[str, str | None] = {}
+        # paths found missing (ENOENT, ENOTDIR): nothing below them exists either, so the
+        # walk asks no more about them (the resolver goes component by component)
+        self._absent: set[str] = set()
         self.users = _LocalUsers()
+
+    def _below_absent(self, path: str) -> bool:
+        if path.rsplit("/", 1)[0] in self._absent:
+            self._absent.add(path)
+            return True
+        return False
 
     def readlink(self, path: str) -> str | None:
         try:
             return self._links[path]
         except KeyError:
             pass
-        try:
-            target: str | None = os.readlink(path)
-        except (OSError, ValueError):
-            target = None
+        target: str | None = None
+        if not self._below_absent(path):
+            try:
+                target = os.readlink(path)
+            except (FileNotFoundError, NotADirectoryError):
+                self._absent.add(path)
+            except (OSError, ValueError):
+                pass
         self._links[path] = target
         return target
 
@@ -148,6 +169,9 @@ class LocalFacts(PathFacts):
             return self._kinds[path]
         except KeyError:
             pass
+        if path in self._absent or self._below_absent(path):
+            self._kinds[path] = None
+            return None
         try:
             found: str | None = "dir" if stat.S_ISDIR(os.stat(path).st_mode) else "file"
         except (OSError, ValueError):
@@ -225,6 +249,21 @@ def facts_for(context: Any) -> PathFacts:
             found = memo[key] = LocalFacts(context.cwd, context.home)
         return found
     return LocalFacts(context.cwd, context.home)
+
+
+def working_dirs(context: Any) -> tuple[str, ...]:
+    """The context's working directories resolved on its facts (the backend's file system)."""
+    facts = facts_for(context)
+    raw = (context.cwd, context.project_root, *context.working_directories)
+    cache = facts.__dict__.setdefault("_working_dirs", {})
+    found = cache.get(raw)
+    if found is None:
+        seen: dict[str, None] = {}
+        for d in raw:
+            if d:
+                seen.setdefault(facts.physical_dir(d), None)
+        found = cache[raw] = tuple(seen)
+    return found
 
 
 def facts_request(effects: Iterable[Any], directories: Iterable[str] = ()) -> dict[str, Any]:

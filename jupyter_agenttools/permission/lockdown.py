@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import ModeUnavailable
+from .locations import default_managed_path
+from .settings_file import parse as parse_file
+from .settings_file import read_text
 from .types import PermissionMode, PermissionRule
 
 __all__ = ["Lockdown", "LOCKDOWN_KEYS", "managed_lockdown", "NO_LOCKDOWN"]
@@ -112,27 +115,11 @@ NO_LOCKDOWN = Lockdown()
 _CACHE: dict[str, tuple[Any, Lockdown]] = {}
 
 
-_DEFAULT_PATHS: dict[str | None, str] = {}
-
-
-def _default_path(env: str | None) -> str:
-    from .settings import default_managed_path
-
-    found = _DEFAULT_PATHS[env] = str(default_managed_path())
-    return found
-
-
 def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
     """The lock-down of the managed file (default location or ``$AGENTTOOLS_MANAGED_SETTINGS``),
     re-read when it changes (a stat). A broken managed file is a SettingsError: an
     administrator's file that cannot be read is not silently ignored."""
-    # asked twice per decision: a stat, and no Path objects or imports on the way (the
-    # default location depends only on one environment variable)
-    if path is not None:
-        key = str(Path(path))
-    else:
-        env = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS")
-        key = _DEFAULT_PATHS.get(env) or _default_path(env)
+    key = os.fspath(path) if path is not None else str(default_managed_path())
     try:
         st = os.stat(key)
         signature: Any = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -144,9 +131,8 @@ def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
     if signature is None:
         found = NO_LOCKDOWN
     else:
-        from .settings import _read_raw
-
-        data, _ = _read_raw(Path(key))
+        target = Path(key)
+        data = parse_file(target, read_text(target))
         found = Lockdown.from_data(data, key)
     _CACHE[key] = (signature, found)
     return found

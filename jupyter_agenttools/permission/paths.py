@@ -40,8 +40,9 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from .facts import ResolvedPath, facts_for
+from .facts import ResolvedPath, facts_for, working_dirs
 from .patterns import pattern_globs, target_matches
+from .protected import protected_reason
 from .sensitive import (
     CREDENTIAL,
     read_verdict,
@@ -179,21 +180,6 @@ def context_home(context: "PermissionContext") -> str:
     return _home(facts_for(context).home)
 
 
-def working_dirs(context: "PermissionContext") -> tuple[str, ...]:
-    """The context's working directories resolved on its facts (the backend's file system)."""
-    facts = facts_for(context)
-    raw = (context.cwd, context.project_root, *context.working_directories)
-    cache = facts.__dict__.setdefault("_working_dirs", {})
-    found = cache.get(raw)
-    if found is None:
-        seen: dict[str, None] = {}
-        for d in raw:
-            if d:
-                seen.setdefault(facts.physical_dir(d), None)
-        found = cache[raw] = tuple(seen)
-    return found
-
-
 # --- patterns (permission/patterns.py) ---------------------------------------------------------
 
 
@@ -315,8 +301,6 @@ def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
     rules cannot silence it: add the folder to ``additional_directories`` instead);
     accept_edits inside the working directories → ALLOW; otherwise PASSTHROUGH (allow rules and
     the fallback decide)."""
-    from .protected import protected_reason
-
     kind = getattr(effect, "kind", "write")
     recursive = bool(getattr(effect, "recursive", False))
     why = protected_reason(kind, recursive, target, context)

@@ -171,6 +171,39 @@ def _pattern_globs(pattern: str, context: "PermissionContext", broad: bool) -> l
     return out
 
 
+def _plain_classes(body: str) -> str:
+    """pathspec writes a literal ``[`` inside a class as is (``[[]``): Python warns that such a
+    set may mean nesting in a later version. Escape it (and ``&``, ``~``, ``|``, the other set
+    operators) so that the class keeps today's meaning."""
+    out: list[str] = []
+    i, n, in_class = 0, len(body), False
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            out.append(body[i:i + 2])
+            i += 2
+            continue
+        if not in_class:
+            out.append(c)
+            i += 1
+            if c == "[":
+                in_class = True
+                if i < n and body[i] == "^":
+                    out.append("^")
+                    i += 1
+                if i < n and body[i] == "]":  # a "]" first in a class is a member
+                    out.append("\\]")
+                    i += 1
+            continue
+        if c == "]":
+            in_class = False
+            out.append(c)
+        else:
+            out.append("\\" + c if c in "[&~|" else c)
+        i += 1
+    return "".join(out)
+
+
 @lru_cache(maxsize=2048)
 def compile_glob(glob: str, broad: bool) -> re.Pattern[str]:
     """An absolute gitignore glob as a regex over absolute paths. ``broad``: a matched folder
@@ -200,6 +233,8 @@ def compile_glob(glob: str, broad: bool) -> re.Pattern[str]:
         body = body[: -len("(?P<ps_d>/)")] + "/.*"
     elif body.endswith("/"):  # "a/**": the folder a and everything below it
         body = body[:-1] + "(?:/.*)?"
+    if "[" in body:
+        body = _plain_classes(body)
     try:
         return re.compile("/" + body + r"\Z", re.DOTALL | (re.IGNORECASE if broad else 0))
     except re.error as exc:

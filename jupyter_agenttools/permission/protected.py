@@ -20,20 +20,20 @@ Used by the file tools now and by the Bash tool through its effects.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
-from .facts import ResolvedPath, facts_for
+from .facts import PathFacts, ResolvedPath, facts_for, working_dirs
+from .locations import default_managed_path, default_user_dir
+from .memo import current_memo
 from .patterns import compile_glob
 
 if TYPE_CHECKING:
-    from .effects import PathEffect
     from .types import PermissionContext
 
 __all__ = ["ProtectedEntry", "PROTECTED", "SYSTEM_FOLDERS", "SYSTEM_TREES", "protected_reason",
-           "find_protected"]
+           "location_words"]
 
 
 @dataclass(frozen=True)
@@ -111,10 +111,7 @@ def _below(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-@lru_cache(maxsize=1)
 def _default_user_dir() -> str | None:
-    from .settings import default_user_dir
-
     try:
         return str(default_user_dir())
     except Exception:  # no jupyter_core config dir: the ~/.jupyter entry still applies
@@ -122,11 +119,9 @@ def _default_user_dir() -> str | None:
 
 
 def _location_words(context: "PermissionContext") -> list[tuple[str, str]]:
-    user = os.environ.get("AGENTTOOLS_USER_DIR") or _default_user_dir()
-    managed = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS") or "/etc/agenttools/managed-" \
-                                                               "settings.json"
-    out = [(user, "the agent's user settings: an agent must not change its own permissions"),
-           (managed, "the agent's managed settings")]
+    out = [(_default_user_dir(),
+            "the agent's user settings: an agent must not change its own permissions"),
+           (str(default_managed_path()), "the agent's managed settings")]
     if context.project_root:
         out.append((context.project_root.rstrip("/") + "/.agenttools",
                     "the project's agent settings and audit log (.agenttools)"))
@@ -156,6 +151,19 @@ def protected_reason(kind: str, recursive: bool, target: ResolvedPath,
     if kind not in ("write", "delete", "chmod") or not target.known:
         return None
     facts = facts_for(context)
+    # asked twice per write of a decision (the tier itself, then the effect's own policy)
+    memo = current_memo()
+    key = ("agenttools.protected", kind, recursive, target, context, id(facts))
+    if memo is not None and key in memo:
+        return memo[key][0]
+    found = _protected_reason(kind, recursive, target, context, facts)
+    if memo is not None:
+        memo[key] = (found, facts)  # the facts are kept so that their id is not reused
+    return found
+
+
+def _protected_reason(kind: str, recursive: bool, target: ResolvedPath,
+                      context: "PermissionContext", facts: PathFacts) -> str | None:
     home = facts.home
     for path in {target.physical, target.lexical}:
         for regex, reason in _compiled(home):
@@ -178,8 +186,6 @@ def protected_reason(kind: str, recursive: bool, target: ResolvedPath,
     real_home = facts.physical_dir(home)
     if physical == real_home or _below(real_home, physical):
         return f"{verb} {physical}: the home folder"
-    from .paths import working_dirs
-
     for d in working_dirs(context):
         if d != physical and _below(d, physical):
             return f"{verb} {physical}: a parent of the working directory {d}"
@@ -187,19 +193,4 @@ def protected_reason(kind: str, recursive: bool, target: ResolvedPath,
         for location, what in _settings_locations(context):
             if _below(location, physical):
                 return f"{verb} {physical} would remove {what}"
-    return None
-
-
-def find_protected(effects: Iterable["PathEffect"], context: "PermissionContext"
-                   ) -> tuple["PathEffect", ResolvedPath, str] | None:
-    """The first effect that touches the protected tier, with its target and reason."""
-    from .effects import targets
-
-    for effect in effects:
-        if not effect.is_write:
-            continue
-        for target in targets(effect, context)[0]:
-            reason = protected_reason(effect.kind, effect.recursive, target, context)
-            if reason is not None:
-                return effect, target, reason
     return None

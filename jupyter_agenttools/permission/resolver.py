@@ -63,29 +63,29 @@ def resolve(path, readlink, follow_last=True):
     pending = split_components(path)
     if path.endswith("/") and pending:
         follow_last = True
-    done: list = []  # physical components, no symlink among them
+    pending.reverse()  # the next component is the last item
+    current = ""  # the physical path so far ("" is "/"); no symlink in it
     links = 0
     while pending:
-        name = pending.pop(0)
+        name = pending.pop()
         if name == "..":
-            if done:
-                done.pop()
+            current = current[: current.rfind("/")]  # "/" stays "/"
             continue
-        candidate = "/" + "/".join(done + [name])
+        candidate = current + "/" + name
         if not pending and not follow_last:
-            done.append(name)
+            current = candidate
             break
         target = readlink(candidate)
         if target is None:
-            done.append(name)
+            current = candidate
             continue
         links += 1
         if links > MAX_LINKS:
-            return "/" + "/".join(done + [name] + pending), "loop"
+            return candidate + "".join("/" + c for c in reversed(pending)), "loop"
         if target.startswith("/"):
-            done = []
-        pending = split_components(target) + pending
-    return "/" + "/".join(done), "ok"
+            current = ""
+        pending.extend(reversed(split_components(target)))
+    return current or "/", "ok"
 
 
 def expand_word(word, home, users):

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 from ..errors import RuleSyntaxError, SettingsError
 from ..strict_json import line_of
+from .locations import default_managed_path, default_user_dir
 from .lockdown import Lockdown
 from .rules import load_rule
 from .settings_file import parse as parse_file
@@ -62,20 +63,6 @@ RULE_KEYS = ("allow", "ask", "deny")
 _UNCHANGED = object()  # a change that needs no write
 _GITIGNORE_HEADER = "# written by jupyter_agenttools: personal, not shared"
 _GITIGNORE_LINES = ("settings.local.json", "audit.jsonl", "audit.jsonl.*", "*.lock", "*.tmp")
-
-
-def default_user_dir() -> Path:
-    env = os.environ.get("AGENTTOOLS_USER_DIR")
-    if env:
-        return Path(env).expanduser()
-    from jupyter_core.paths import jupyter_config_dir
-
-    return Path(jupyter_config_dir()) / "agenttools"
-
-
-def default_managed_path() -> Path:
-    env = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS")
-    return Path(env).expanduser() if env else Path("/etc/agenttools/managed-settings.json")
 
 
 def ensure_agenttools_dir(directory: str | os.PathLike[str]) -> Path:

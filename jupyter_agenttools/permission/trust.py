@@ -152,7 +152,8 @@ def record_trust(user_data: dict[str, Any], project_root: str | os.PathLike[str]
     if not isinstance(entries, dict):
         entries = user_data[TRUST_KEY] = {}
     key = folder_key(project_root)
-    old = entries.get(key) if isinstance(entries.get(key), dict) else {}
+    found = entries.get(key)
+    old: dict[str, Any] = found if isinstance(found, dict) else {}
     previous = [d for d in [old.get("sha256"), *(old.get("also_sha256") or [])]
                 if isinstance(d, str) and d != digest]
     entry: dict[str, Any] = {

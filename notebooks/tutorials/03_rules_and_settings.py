@@ -71,6 +71,66 @@ try:
     session.engine.add_rule(bad)
 except Exception as exc:
     print("refused:", type(exc).__name__, "-", exc)'''),
+    ("md", """\
+## Rules apply by effect, across tools
+
+A `Read(...)` rule is about *reading those files*, whichever tool does it: the Read tool, the
+folders Grep and Glob search (and what they traverse), a Bash command's reads. `Edit(...)` and
+`Write(...)` are one family for every write. Paths are resolved the way the kernel does,
+symlinks first, so another name for the folder does not get around the rule."""),
+    ("code", '''\
+(project / "data" / "secret").mkdir(parents=True)
+(project / "data" / "secret" / "a.txt").write_text("s")
+(project / "data" / "x.txt").write_text("x")
+os.symlink(project / "data" / "secret", project / "hidden")  # a second name for it
+%agent rule deny "Read(data/secret/**)"
+%agent rule deny "Write(*.env)"'''),
+    ("code", '''\
+CALLS = [
+    ("Read", {"file_path": "data/secret/a.txt"}),
+    ("Read", {"file_path": "hidden/a.txt"}),
+    ("Grep", {"pattern": "s", "path": "data"}),          # traverses data/secret
+    ("Glob", {"pattern": "data/secret/*"}),
+    ("Read", {"file_path": "data/x.txt"}),
+    ("Write", {"file_path": "config.env", "content": "K=1"}),
+    ("Write", {"file_path": "/tmp/elsewhere.env", "content": "K=1"}),  # a name: anywhere
+]
+for name, tool_input in CALLS:
+    d = session.dry_engine().decide(session.toolkit.find_tool(name), tool_input)
+    rule = d.rule.text if d.rule else ""
+    print(f"{name:5} {str(list(tool_input.values())[:2]):42} {d.behavior.value:5} {rule}")'''),
+    ("md", """\
+Pattern anchors follow Claude Code: `/data/**` is the project's `data/`, `//etc/hosts` an
+absolute path, `~/notes/**` the home, and a pattern without `/` (`*.env`, `**/*.pem`) a file
+name **anywhere**, inside the project or not. The README's *Rules* section has the table.
+
+## Trust: a project's own settings
+
+Settings files can come with a folder — a cloned repository might ship an
+`.agenttools/settings.json` that says `"mode": "bypass"`. Such a file's **deny and ask rules
+apply at once**; its **allow rules, mode and additional directories count only once you trust
+the folder**. Here one arrives "from elsewhere" (written straight to disk, not through us):"""),
+    ("code", '''\
+import json
+settings_file = project / ".agenttools" / "settings.json"
+shipped = json.loads(settings_file.read_text())
+shipped["permissions"].update(mode="bypass", allow=["Bash(curl:*)"])
+settings_file.write_text(json.dumps(shipped, indent=2))
+%agent rules'''),
+    ("code", '''\
+print("mode:", session.engine.mode)
+%agent trust --show'''),
+    ("md", """\
+The held-back parts are listed, not dropped. `%agent trust` (or `agenttools trust DIR`, or the
+panel's button) puts them in force; the trust is stored in *your* user settings with a hash of
+those parts, so a later change to them — a `git pull`, an edit — asks again. Your own
+"Always allow" answers keep a trusted folder trusted."""),
+    ("code", '''\
+%agent trust
+print("mode:", session.engine.mode)'''),
+    ("code", '''\
+%agent trust --revoke
+print("mode:", session.engine.mode)'''),
     ("md", "Next: **04** looks inside the shell analysis behind these decisions."),
 ]
 

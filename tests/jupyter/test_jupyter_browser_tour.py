@@ -168,8 +168,9 @@ def test_write_question_shows_a_diff_a_badge_and_always_saves_the_rule(tour):
     _run(page, 2)
     _run(page, 3)
     cell = _cell(page, 3)
-    card = cell.locator(".agenttools-question")
-    expect(card).to_have_count(1, timeout=30_000)
+    expect(cell.locator(".agenttools-question")).to_have_count(1, timeout=30_000)
+    # the first card for good: once answered, the run goes on and the next card (Bash) appears
+    card = cell.locator(".agenttools-question").first
     expect(card.locator(".agenttools-question-title")).to_have_text(
         "Permission needed: Write notes/summary.md")
     diff = card.locator(".agenttools-diff")

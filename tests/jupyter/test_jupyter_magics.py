@@ -346,6 +346,27 @@ def test_agent_is_reused_for_the_same_model_and_mode(shell):
     assert str(s.agent_for("m2", "explore").engine.mode) == "explore"
 
 
+def test_the_tool_time_limit_trait_reaches_the_agent(shell):
+    """Issue 18: the default time limit of a tool call is configurable (0: none)."""
+    from traitlets import TraitError
+
+    from jupyter_agenttools import ScriptedModel
+    from jupyter_agenttools.agent.loop import DEFAULT_TOOL_TIME_LIMIT
+    from jupyter_agenttools.jupyter import current_session
+
+    s = current_session(shell)
+    shell.user_ns["m1"] = ScriptedModel(["a"])
+    assert s.agent_for("m1").tool_time_limit == DEFAULT_TOOL_TIME_LIMIT
+    s.config.tool_time_limit = 42
+    assert s.agent_for("m1").tool_time_limit == 42  # a new agent: the limit changed
+    s.config.tool_time_limit = 0
+    assert s.agent_for("m1").tool_time_limit is None
+    for bad in (-1, float("inf"), float("nan"), "60"):
+        with pytest.raises(TraitError):
+            s.config.tool_time_limit = bad
+    assert s.config.tool_time_limit == 0
+
+
 def test_without_a_model_the_run_says_how_to_set_one(shell):
     """No model configured (or the bare 'scripted' spec): the run's one answer is the way to
     set a real model, with the exact lines, instead of an error or an empty 'done'."""
