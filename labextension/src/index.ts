@@ -71,8 +71,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const card = target?.node.querySelector<HTMLElement>(`.agenttools-ask-${questionId}`);
       if (card) {
         card.scrollIntoView({ block: 'center' });
-        // after the notebook has taken the focus on activation: the card's keys then work
-        window.setTimeout(() => card.focus(), 150);
+        keepFocus(card);
       }
     };
 
@@ -158,3 +157,28 @@ const plugin: JupyterFrontEndPlugin<void> = {
 };
 
 export default plugin;
+
+/**
+ * Give `card` the focus, and give it back for a second while the notebook, activated just now,
+ * takes the focus for itself (later under load than a fixed delay allows): a key pressed then
+ * must reach the card's shortcuts, not the notebook's command mode. The person's own click or
+ * key ends it.
+ */
+function keepFocus(card: HTMLElement): void {
+  let ticks = 0;
+  const stop = (): void => {
+    window.clearInterval(timer);
+    document.removeEventListener('pointerdown', stop, true);
+    document.removeEventListener('keydown', stop, true);
+  };
+  const timer = window.setInterval(() => {
+    if (!card.isConnected || ++ticks > 20) {
+      stop();
+    } else if (!card.contains(document.activeElement)) {
+      card.focus();
+    }
+  }, 50);
+  document.addEventListener('pointerdown', stop, true);
+  document.addEventListener('keydown', stop, true);
+  card.focus();
+}

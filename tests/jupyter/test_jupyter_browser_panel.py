@@ -145,7 +145,7 @@ def test_panel_shows_the_kernels_project_mode_rules_questions_and_audit(lab):
             question.locator(".agenttools-show-question").click()
             card = cell.locator(".agenttools-question")
             expect(card).to_be_focused(timeout=10_000)
-            page.keyboard.press("1")  # the card's shortcut for "Allow once"
+            card.press("1")  # the card's shortcut for "Allow once"
             expect(card.locator(".agenttools-answer")).to_contain_text("allowed once",
                                                                       timeout=30_000)
             expect(kernel.locator(".agenttools-pending-item")).to_have_count(0, timeout=15_000)
