@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._lazy import lazy_attributes
 from ._version import __version__
 
 # Public name -> module that defines it; resolved lazily so `import jupyter_agenttools` stays cheap.
@@ -54,19 +55,11 @@ _LAZY = {
 __all__ = sorted(_LAZY) + ["__version__", "load_ipython_extension", "unload_ipython_extension"]
 
 
+_resolve, __dir__ = lazy_attributes(__name__, _LAZY, globals())
+
+
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'jupyter_agenttools' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _resolve(name)
 
 
 def load_ipython_extension(ipython: Any) -> None:

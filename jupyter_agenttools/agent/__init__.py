@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._lazy import lazy_attributes
+
 _LAZY = {
     "Agent": "loop",
     "AgentRun": "run",
@@ -19,12 +21,8 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+_resolve, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+
+def __getattr__(name: str) -> Any:
+    return _resolve(name)

@@ -294,6 +294,29 @@ def _under(path, root):
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def programs_under_tmp(env):
+    """Folders below /tmp that the command's programs come from (a virtualenv made in /tmp, a
+    PATH or PYTHONPATH entry there): shown read-only over the sandbox's private /tmp, or the
+    command could not even start its interpreter. /tmp itself is never shown."""
+    source = os.environ if env is None else env
+    candidates = [source.get("VIRTUAL_ENV"), source.get("CONDA_PREFIX")]
+    for name in ("PATH", "PYTHONPATH"):
+        candidates += (source.get(name) or "").split(os.pathsep)
+    found = []
+    for folder in candidates:
+        if not folder or not os.path.isabs(folder):
+            continue
+        real = os.path.realpath(folder)
+        if real == "/tmp" or not _under(real, "/tmp") or not os.path.isdir(real):
+            continue
+        parent = os.path.dirname(real)
+        if os.path.basename(real) == "bin" and os.path.exists(os.path.join(parent, "pyvenv.cfg")):
+            real = parent  # the virtualenv's bin needs its lib too
+        if real not in found:
+            found.append(real)
+    return found
+
+
 class Layout:
     """What bubblewrap must mount, computed from this machine's files."""
 
@@ -433,11 +456,14 @@ class Layout:
                 if is_dir and e.name not in WALK_SKIP and e.name != ".git":
                     todo.append(e.path)
 
-    def bwrap_args(self, bwrap, network, cwd):
+    def bwrap_args(self, bwrap, network, cwd, shown=()):
+        """``shown``: folders under /tmp mounted read-only over the private /tmp."""
         args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/tmp", "--tmpfs", "/run",
                 "--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-ipc",
                 "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        for folder in shown:
+            args += ["--ro-bind", folder, folder]
         if not network:
             args.append("--unshare-net")
         elif os.path.exists("/etc/resolv.conf"):
@@ -485,9 +511,9 @@ def which(program):
     return None
 
 
-def sandbox_argv(opts, cwd, report):
+def sandbox_argv(opts, cwd, report, env=None):
     """(the command wrapped in bubblewrap, its layout), or None (reported) when it cannot
-    be wrapped."""
+    be wrapped. ``env``: the command's environment (None: this process's)."""
     bwrap = which(opts.bwrap)
     if bwrap is None:
         report("sandbox", "refused", f"bubblewrap is not installed ({opts.bwrap} not found)")
@@ -496,7 +522,8 @@ def sandbox_argv(opts, cwd, report):
     layout = Layout(opts, home)
     report("sandbox", "on", len(layout.roots), len(layout.masks), len(layout.protects),
            int(layout.walk_complete))
-    return layout.bwrap_args(bwrap, opts.network, cwd) + ["--"] + opts.argv, layout
+    shown = programs_under_tmp(env)
+    return layout.bwrap_args(bwrap, opts.network, cwd, shown) + ["--"] + opts.argv, layout
 
 
 # --- running -----------------------------------------------------------------------------
@@ -550,7 +577,7 @@ def main(args):
     if opts.env:
         env = filtered_env(opts.env)
     if opts.bwrap:
-        wrapped = sandbox_argv(opts, os.getcwd(), report)
+        wrapped = sandbox_argv(opts, os.getcwd(), report, env)
         if wrapped is None:
             return 126
         argv, layout = wrapped

@@ -15,7 +15,9 @@ runs it):
   ``~/.ssh``, ``~/.aws``, ``~/.config/gh``, … and ``.env*``, key files and the like found in the
   writable folders (the ``read`` column of the same table), plus ``hidden``;
 - a private ``/tmp`` and ``/run`` (other services' sockets live there), its own ``/dev`` and
-  ``/proc`` (only its own processes: no other process's environment);
+  ``/proc`` (only its own processes: no other process's environment); the folders under /tmp
+  its programs come from (``PATH``, ``PYTHONPATH``, ``VIRTUAL_ENV``, ``CONDA_PREFIX``: a
+  virtualenv made in /tmp) are shown read-only;
 - no network (a new network namespace with only loopback) unless ``network``; a new PID, IPC
   and user namespace, no capabilities, no further user namespaces, a new session (no terminal
   injection), ``--die-with-parent``;

@@ -9,8 +9,9 @@ of another agent and imports only the tool that call maps to."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
@@ -29,17 +30,11 @@ TOOL_MODULES = {"Bash": "bash", "Read": "read", "Write": "write", "Edit": "edit"
                 "Glob": "glob", "Grep": "grep"}
 
 
+_resolve, __dir__ = lazy_attributes(__name__, TOOL_MODULES, globals())
+
+
 def __getattr__(name: str) -> Any:
-    module = TOOL_MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _resolve(name)
 
 
 def default_tools(backend: "BackendBase | None" = None) -> list["Tool"]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._lazy import lazy_attributes
 from .types import (
     STEPS,
     PermissionBehavior,
@@ -43,12 +44,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+_resolve, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+
+def __getattr__(name: str) -> Any:
+    return _resolve(name)

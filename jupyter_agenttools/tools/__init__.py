@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._lazy import lazy_attributes
+
 _LAZY = {
     "Tool": "base",
     "ToolChunk": "base",
@@ -30,16 +32,8 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
+_resolve, __dir__ = lazy_attributes(__name__, _LAZY, globals())
+
+
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _resolve(name)

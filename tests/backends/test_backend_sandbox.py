@@ -100,6 +100,36 @@ async def test_writes_inside_work_and_outside_fail(place):
     assert "Read-only file system" in r.stderr_text
 
 
+async def test_programs_of_a_virtualenv_under_tmp_still_run(place):
+    """/tmp is private in the sandbox, but a virtualenv made there (its bin on PATH) is shown
+    read-only: its programs run and read their files; nothing else of /tmp is visible, and
+    the virtualenv cannot be changed."""
+    home, project, _ = place
+    venv = Path(tempfile.mkdtemp(prefix="agt-venv-", dir="/tmp"))
+    other = Path(tempfile.mkdtemp(prefix="agt-other-", dir="/tmp"))
+    try:
+        (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (venv / "lib").mkdir()
+        (venv / "lib" / "data.txt").write_text("from the venv")
+        (venv / "bin").mkdir()
+        greet = venv / "bin" / "agt-greet"
+        greet.write_text(f"#!/bin/sh\ncat {venv}/lib/data.txt\n")
+        greet.chmod(0o755)
+        (other / "private.txt").write_text("not for the command")
+        backend = local(project, home, PATH=f"{venv}/bin:{os.environ['PATH']}")
+        r = await run(backend, f"agt-greet; echo; cat {other}/private.txt; echo $? > status-other; "
+                               f"touch {venv}/lib/new; echo $? > status-venv", spec_for(project))
+        assert r.sandbox == "on"
+        assert "from the venv" in r.stdout_text
+        assert "not for the command" not in r.stdout_text
+        assert (project / "status-other").read_text().strip() != "0"
+        assert (project / "status-venv").read_text().strip() != "0"
+        assert not (venv / "lib" / "new").exists()
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)
+        shutil.rmtree(other, ignore_errors=True)
+
+
 async def test_unsandboxed_the_same_writes_succeed(place):
     """The control: the same command without the sandbox does write outside."""
     home, project, outside = place

@@ -133,10 +133,14 @@ def _chmod_777(mode: str) -> bool:
 
 def _access_danger(plan: Plan, command: Command, e: Effects) -> Danger | None:
     worst: Danger | None = None
-    name = program_name(command.argv[0]) if command.argv else None
+    name: str | None = None
+    named = False  # the program name, looked up for the first chmod or write
     for access in e.paths:
         kind = access.kind
         found: Danger | None = None
+        if (kind == MODE or kind == WRITE) and not named:
+            name = program_name(command.argv[0]) if command.argv else None
+            named = True
         if kind == DELETE and access.recursive:
             if access.detail == "find -delete":
                 found = target_danger(access.word, plan, command, "find -delete")
@@ -314,7 +318,7 @@ def danger(plan: Plan) -> Danger | None:
         if e is None:
             continue
         network = network or bool(e.network)
-        found = _access_danger(plan, command, e)
+        found = _access_danger(plan, command, e) if e.paths else None
         if found is None and e.system:
             found = (ASK, e.system)
         if found is not None:

@@ -42,10 +42,28 @@ def read_only(plan: Plan) -> tuple[bool, str]:
     found = plan.memo.get("read-only")
     if found is None:
         found = plan.memo["read-only"] = _read_only(plan)
-    return found
+    if found[1] is None:  # read-only: the reasons are joined when first asked for
+        found = plan.memo["read-only"] = (True, _read_only_reasons(plan))
+    return found  # type: ignore[return-value]
 
 
-def _read_only(plan: Plan) -> tuple[bool, str]:
+def is_read_only(plan: Plan) -> bool:
+    """The verdict of :func:`read_only` without its reason (the engine's fast path reads only
+    this: an ALLOW for a read-only call names no reason of the tool)."""
+    found = plan.memo.get("read-only")
+    if found is None:
+        found = plan.memo["read-only"] = _read_only(plan)
+    return found[0]
+
+
+def _read_only_reasons(plan: Plan) -> str:
+    reasons = sorted({c.effects.reason for c in plan.analysis.commands
+                      if c.effects is not None})
+    return "; ".join(reasons)[:300]
+
+
+def _read_only(plan: Plan) -> tuple[bool, str | None]:
+    """(False, why) or (True, None): the reasons of a read-only command are joined later."""
     a = plan.analysis
     if a.unanalyzable:
         return False, a.reasons[0] if a.reasons else "unanalyzable"
@@ -79,8 +97,7 @@ def _read_only(plan: Plan) -> tuple[bool, str]:
     secrets = all_secrets(plan)
     if secrets:
         return False, secrets[0][0]
-    reasons = sorted({c.effects.reason for c in commands if c.effects is not None})
-    return True, "; ".join(reasons)[:300]
+    return True, None
 
 
 def _why_not(plan: Plan, command: Command) -> str:
@@ -99,8 +116,8 @@ def _why_not(plan: Plan, command: Command) -> str:
 
 def _sed_runs(plan: Plan) -> str | None:
     for c in plan.analysis.records:
-        if c.argv and program_name(c.argv[0]) in ("sed", "gsed") and c.effects is not None \
-                and c.effects.runs:
+        if c.effects is not None and c.effects.runs and c.argv and \
+                program_name(c.argv[0]) in ("sed", "gsed"):
             return "sed runs a shell command (e, s///e)"
     return None
 
@@ -305,6 +322,6 @@ def bash_check_permissions(command: object,
 def bash_is_read_only(command: object, context: PermissionContext | None = None) -> bool:
     """True only when the command provably only reads, and reads no secret."""
     try:
-        return read_only(plan_for(command, context))[0]
+        return is_read_only(plan_for(command, context))
     except Exception:
         return False

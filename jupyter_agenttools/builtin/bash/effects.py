@@ -14,7 +14,8 @@ the table does not know) count too: a deny rule then catches ``python x.py data/
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ...permission.effects import PathEffect
 from ...permission.types import PermissionContext

@@ -16,6 +16,8 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
+from ...permission import resolver
+from ...permission.facts import LocalFacts, facts_for
 from ...permission.memo import current_memo
 from ...permission.types import PermissionContext
 from ...shell.analysis import ShellAnalysis, analyze
@@ -45,6 +47,13 @@ def context_of(context: PermissionContext | None) -> PermissionContext:
     return ctx
 
 
+def _os_realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
 def below(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
@@ -72,18 +81,20 @@ def lexical(word: Word | str, cwd: str, home: str) -> str | None:
     elif tilde and value.startswith("~"):
         value = _expand_user(value)
     if not value.startswith("/"):
-        value = os.path.join(cwd, value)
-    p = os.path.normpath(value)
-    if p.startswith("//"):
-        p = "/" + p.lstrip("/")
-    return p
+        # os.path.join for a non-empty cwd
+        value = (cwd + value if cwd.endswith("/") else cwd + "/" + value) if cwd else value
+    if "/." in value or "//" in value or value.endswith("/") or not value.startswith("/"):
+        value = os.path.normpath(value)  # else it is its own normal form
+        if value.startswith("//"):
+            value = "/" + value.lstrip("/")
+    return value
 
 
 class Plan:
     """What one decision knows about a command (module docstring)."""
 
     __slots__ = ("analysis", "context", "home", "cwd", "explicit", "_bases", "memo",
-                 "_real_dirs", "_working")
+                 "_real_dirs", "_working", "_readlink")
 
     def __init__(self, analysis: ShellAnalysis, context: PermissionContext,
                  explicit: bool) -> None:
@@ -96,17 +107,37 @@ class Plan:
         self.memo: dict[object, Any] = {}  # keyed by a name or (name, command index)
         self._real_dirs: dict[str, str] = {}
         self._working: tuple[str, ...] | None = None
+        self._readlink: Any = None  # the decision's local facts' readlink, on first need
 
     # --- the file system, asked once per decision ----------------------------------------------
 
+    def _local_readlink(self) -> Any:
+        """``readlink`` of the decision's local facts (``permission.facts``: the engine resolves
+        the same paths there, so each symlink is asked about once per decision), or False when
+        the context's facts are not this machine's (then this plan asks ``os`` itself, as
+        before: the Bash check has always judged paths on this machine)."""
+        found = self._readlink
+        if found is None:
+            facts = facts_for(self.context)
+            found = self._readlink = facts.readlink if isinstance(facts, LocalFacts) \
+                else False
+        return found
+
     def realpath(self, path: str) -> str:
-        """``os.path.realpath`` of an absolute, normalised path, component by component with
-        one ``lstat`` each; the resolved prefixes are kept for this decision (the paths of a
-        command share most of them), so the file system is asked once per directory."""
+        """``os.path.realpath`` of an absolute, normalised path, component by component; the
+        resolved prefixes are kept for this decision (the paths of a command share most of
+        them). On this machine's facts a component is asked about with the decision's shared
+        ``readlink`` (the engine asked about most of them already) and a symlink is followed
+        by the engine's resolver on the same answers (the same walk as ``os.path.realpath``:
+        ``..`` after a link goes to the target's parent, a missing component ends it); a
+        symlink loop, or other facts, take ``lstat`` and ``os.path.realpath`` as before."""
         cache = self._real_dirs
         hit = cache.get(path)
         if hit is not None:
             return hit
+        readlink = self._readlink
+        if readlink is None:
+            readlink = self._local_readlink()
         # the longest prefix already resolved
         cut = len(path)
         prefix = ""
@@ -122,37 +153,41 @@ class Plan:
             if real is not None:
                 rest = path[cut + 1:]
                 break
-        current = prefix
+        current = prefix.rstrip("/")
+        head = real.rstrip("/")
         for name in rest.split("/"):
             if not name:
                 continue
-            current = current.rstrip("/") + "/" + name
-            joined = real.rstrip("/") + "/" + name
-            try:
-                if stat.S_ISLNK(os.lstat(joined).st_mode):
-                    joined = os.path.realpath(joined)
-            except (OSError, ValueError):
-                pass
+            current = current + "/" + name
+            joined = head + "/" + name
+            if readlink:
+                if readlink(joined) is not None:
+                    physical, status = resolver.resolve(joined, readlink)
+                    joined = physical if status == "ok" else _os_realpath(joined)
+            else:
+                try:
+                    if stat.S_ISLNK(os.lstat(joined).st_mode):
+                        joined = os.path.realpath(joined)
+                except (OSError, ValueError):
+                    pass
             real = joined
+            head = joined.rstrip("/")
             cache[current] = real
         cache[path] = real
         return real
 
     def working_directories(self) -> tuple[str, ...]:
         if self._working is None:
-            context = self.context
             found: dict[str, None] = {}
-            for d in (context.cwd, context.project_root, *context.working_directories):
-                if not d:
-                    continue
-                absolute = os.path.normpath(os.path.expanduser(d))
-                if absolute.startswith("/"):
-                    found.setdefault(self.realpath(absolute), None)
+            for absolute in _spelled_working(self.context):
+                found.setdefault(self.realpath(absolute), None)
             self._working = tuple(found)
         return self._working
 
     def inside(self, path: str) -> bool:
         """Is ``path`` (absolute, normalised), symlinks resolved, inside a working directory?"""
+        if path in _spelled_working(self.context):
+            return True  # spelled as a working directory: it resolves to one (no question)
         real = self.realpath(path)
         return any(below(real, d) for d in self.working_directories())
 
@@ -215,6 +250,31 @@ class Plan:
         if self.explicit:
             return list(bases)
         return list(bases) + existing_key_dirs(self.home)
+
+
+_SPELLED: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+def _spelled_working(context: PermissionContext) -> tuple[str, ...]:
+    """The context's working directories as absolute, normalised spellings (``~`` expanded;
+    relative ones dropped), before any symlink is resolved. Pure string work: kept per
+    process unless a ``~`` makes it depend on the environment."""
+    raw = (context.cwd, context.project_root, *context.working_directories)
+    found = _SPELLED.get(raw)
+    if found is None:
+        spelled: dict[str, None] = {}
+        for d in raw:
+            if not d:
+                continue
+            absolute = os.path.normpath(os.path.expanduser(d))
+            if absolute.startswith("/"):
+                spelled.setdefault(absolute, None)
+        found = tuple(spelled)
+        if not any(d and d.startswith("~") for d in raw):
+            if len(_SPELLED) > 256:
+                _SPELLED.clear()
+            _SPELLED[raw] = found
+    return found
 
 
 _KEY_DIRS: dict[str, tuple[float, list[str]]] = {}
