@@ -15,12 +15,13 @@ not); the worst finding wins.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 from ...shell.effects import CODE, DELETE, MODE, READ, SCRIPT, SOURCE, STDIN, WRITE, Effects
 from ...shell.programs import DOWNLOADERS, program_name
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import Plan, below, home_secret_dirs
+from .plan import NETWORK, PATHS, SYSTEM, Plan, below, home_secret_dirs
 from .secrets import secret_word, secrets_of
 
 __all__ = ["DENY", "ASK", "danger"]
@@ -106,10 +107,18 @@ def _place_danger(q: str, home: str, bases: tuple[str, ...], plan: Plan,
         return (ASK, f"{what} of {q}: the repository's history")
     if ("/" + q.split("/", 2)[1]) in SYSTEM_DIRS and not q.startswith(home + "/"):
         return (ASK, f"{what} in the system directory {q}")
-    for _d, secret_dir in home_secret_dirs(home):
-        if below(q, secret_dir):
-            return (ASK, f"{what} of {q}: keys and credentials live there")
+    dirs, inside = _secret_places(home)
+    if q in dirs or q.startswith(inside):
+        return (ASK, f"{what} of {q}: keys and credentials live there")
     return None
+
+
+@lru_cache(maxsize=64)
+def _secret_places(home: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The key directories of ``home`` and their prefixes: ``below(q, d)`` for any of them is
+    ``q in dirs or q.startswith(prefixes)``."""
+    dirs = [d for _name, d in home_secret_dirs(home)]
+    return frozenset(dirs), tuple(d.rstrip("/") + "/" for d in dirs)
 
 
 def _world_writable(mode: str) -> bool:
@@ -310,6 +319,8 @@ def danger(plan: Plan) -> Danger | None:
     """The worst dangerous operation of the command, or None."""
     if plan.analysis.fork_bomb:
         return (DENY, "a fork bomb")
+    if not plan.traits() & (PATHS | SYSTEM | NETWORK):
+        return None
     worst: Danger | None = None
     records = plan.analysis.records
     network = False

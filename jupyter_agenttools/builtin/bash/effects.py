@@ -21,7 +21,7 @@ from ...permission.effects import PathEffect
 from ...permission.types import PermissionContext
 from ...shell.effects import DELETE, LIST, MODE, READ, SEARCH, WRITE
 from ...shell.words import DYNAMIC, GLOB
-from .plan import Plan, _path_word, base_words, plan_for
+from .plan import PATHS, Plan, _path_word, base_words, plan_for
 
 __all__ = ["path_effects", "effects_of_plan"]
 
@@ -29,6 +29,8 @@ _KINDS = {READ: "read", SEARCH: "search", WRITE: "write", DELETE: "delete", MODE
 
 
 def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
+    if not plan.traits() & PATHS:
+        return ()
     found: dict[tuple[str, str, tuple[str, ...] | None, bool, bool], None] = {}
     for command in plan.analysis.records:
         e = command.effects

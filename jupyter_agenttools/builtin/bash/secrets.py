@@ -26,7 +26,7 @@ from ...permission import sensitive
 from ...shell.effects import LIST, READ, SEARCH
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import Plan, below, home_secret_dirs, lexical
+from .plan import PATHS, SECRET, Plan, below, home_secret_dirs, lexical
 
 __all__ = ["Finding", "secrets_of", "all_secrets", "key_handed_over", "secret_word",
            "read_verdict", "write_reason", "filter_selects_secret"]
@@ -307,7 +307,7 @@ def all_secrets(plan: Plan) -> list[Finding]:
     hit = plan.memo.get("all-secrets")
     if hit is None:
         hit = []
-        for command in plan.analysis.records:
+        for command in plan.analysis.records if plan.traits() & (PATHS | SECRET) else ():
             hit.extend(secrets_of(plan, command))
         plan.memo["all-secrets"] = hit
     return hit
@@ -316,6 +316,8 @@ def all_secrets(plan: Plan) -> list[Finding]:
 def key_handed_over(plan: Plan) -> Finding | None:
     """A key or credential file named in the arguments of a program the table does not know
     (``python x.py --key ~/.ssh/id_rsa``): a possible read the analysis reports as ``maybe``."""
+    if not plan.traits() & PATHS:
+        return None
     for command in plan.analysis.records:
         e = command.effects
         if e is None:
