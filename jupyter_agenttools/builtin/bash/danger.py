@@ -21,7 +21,7 @@ from ...shell.effects import CODE, DELETE, MODE, READ, SCRIPT, SOURCE, STDIN, WR
 from ...shell.programs import DOWNLOADERS, program_name
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import NETWORK, PATHS, SYSTEM, Plan, below, home_secret_dirs
+from .plan import NETWORK, PATHS, SYSTEM, Plan, home_secret_dirs
 from .secrets import secret_word, secrets_of
 
 __all__ = ["DENY", "ASK", "danger"]
@@ -99,9 +99,12 @@ def _place_danger(q: str, home: str, bases: tuple[str, ...], plan: Plan,
         return (DENY, f"{what} of the system directory {q}")
     if os.path.dirname(q) == "/":
         return (ASK, f"{what} of the top-level directory {q}")
-    if any(below(c, q) for c in bases) or below(plan.cwd, q):
+    # below(c, q) for each place c: c is q or lies under it
+    under = q.rstrip("/") + "/"
+    cwd = plan.cwd
+    if cwd == q or cwd.startswith(under) or any(c == q or c.startswith(under) for c in bases):
         return (ASK, f"{what} of {q}: the working directory or one of its parents")
-    if below(home, q):
+    if home.startswith(under):  # (home == q was refused above)
         return (DENY, f"{what} of {q}, which contains your home directory")
     if os.path.basename(q) == ".git" or "/.git/" in q:
         return (ASK, f"{what} of {q}: the repository's history")

@@ -14,7 +14,7 @@ import os
 import stat
 from functools import lru_cache
 from itertools import combinations
-from typing import Any
+from typing import Any, Sequence
 
 from ...permission import resolver
 from ...permission.facts import LocalFacts, facts_for
@@ -134,8 +134,11 @@ class Plan:
                     continue
                 if e.paths:
                     found |= PATHS
-                    if not found & WRITES and any(a.kind in _CHANGES for a in e.paths):
-                        found |= WRITES
+                    if not found & WRITES:
+                        for access in e.paths:
+                            if access.kind in _CHANGES:
+                                found |= WRITES
+                                break
                 if e.runs:
                     found |= RUNS
                 if e.network:
@@ -278,15 +281,17 @@ class Plan:
                 out.append(p)
         return out
 
-    def read_places(self, command: Command) -> list[str] | None:
-        """Where relative *reads* may resolve: the bases, plus the key directories when the
-        caller gave no context (the engine's read-only fast path), since the cwd is then a
-        guess."""
-        bases = self.bases(command)
+    def read_places(self, command: Command, bases: tuple[str, ...] | None = None
+                    ) -> Sequence[str] | None:
+        """Where relative *reads* may resolve: the bases (``bases``: already looked up), plus
+        the key directories when the caller gave no context (the engine's read-only fast
+        path), since the cwd is then a guess."""
         if bases is None:
-            return None
+            bases = self.bases(command)
+            if bases is None:
+                return None
         if self.explicit:
-            return list(bases)
+            return bases
         return list(bases) + existing_key_dirs(self.home)
 
 

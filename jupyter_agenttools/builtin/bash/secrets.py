@@ -21,6 +21,7 @@ import glob as _glob
 import os
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from typing import Sequence
 
 from ...permission import sensitive
 from ...shell.effects import LIST, READ, SEARCH
@@ -99,13 +100,14 @@ def secret_word(word: Word, plan: Plan, command: Command, precise: bool = True,
     if value is None:
         return None
     home = plan.home
-    places = plan.read_places(command)
-    if places is None:
-        places = [plan.cwd]  # unknown: at least where we are
-    absolute = value.startswith("/") or (word.tilde and value.startswith("~"))
-    if absolute:
+    bases = plan.bases(command)
+    places: Sequence[str]
+    if bases is None:
+        places = bases = (plan.cwd,)  # unknown: at least where we are
+    else:
+        places = plan.read_places(command, bases) or bases
+    if value.startswith("/") or (word.tilde and value.startswith("~")):
         places = places[:1]
-    bases = plan.bases(command) or (plan.cwd,)
     for cwd in places:
         if word.kind == GLOB:
             hit = _secret_glob(value, word, cwd, plan, command, precise, guess)
