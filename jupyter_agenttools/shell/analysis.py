@@ -23,10 +23,10 @@ import re
 
 from .effects import ARGV, READ, SOURCE, STDIN, WRITE, Effects
 from .environment import harmless_assignment
-from .fastpath import plain_commands
+from .fastpath import plain_command_list
 from .programs import classify, known_programs, program_name
 from .programs.base import maybe_reads
-from .syntax import IN_INNER, Budget, Command, Syntax, parse_commands
+from .syntax import IN_INNER, Budget, Command, Source, Syntax, parse_commands
 from .words import DYNAMIC, LITERAL, Word
 
 __all__ = ["ShellAnalysis", "analyze", "MAX_COMMAND_CHARS", "MAX_DEPTH", "MAX_COMMANDS",
@@ -53,6 +53,7 @@ _BAD_CHARS = re.compile(
     "\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
     "\U0001d173-\U0001d17a\U00020000-\U0010ffff]"
 )
+_BAD_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # the same, for ASCII text
 _NAMES = {
     "\x00": "NUL", "\r": "carriage return", "\x1b": "escape", "\u200b": "zero-width space",
     "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner", "\u200e": "LTR mark",
@@ -63,6 +64,8 @@ _NAMES = {
 # output redirections that write no file
 OK_OUTPUTS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 _PRINTERS = frozenset({"echo", "printf"})
+_HERE_OPERATORS = frozenset({"<<", "<<-", "<<<"})
+_INPUT_OPERATORS = frozenset({"<", "<&", "<>"})
 # programs whose arguments are text, not files (no possible reads for them)
 _STRING_ARGUMENTS = frozenset({
     "echo", "printf", "git", "grep", "egrep", "fgrep", "rg", "test", "[", "expr", "basename",
@@ -140,15 +143,18 @@ def _fail(command: str, reason: str) -> ShellAnalysis:
 def _check_text(command: object) -> str | None:
     if not isinstance(command, str):
         return f"the command is not text (got {type(command).__name__})"
-    if not command.strip():
+    if not command or command.isspace():
         return "the command is empty"
     if len(command) > MAX_COMMAND_CHARS:
         return f"the command is too long to review ({len(command):,} characters)"
-    try:
-        command.encode("utf-8")
-    except UnicodeEncodeError:
-        return "the command contains invalid characters (lone surrogates)"
-    m = _BAD_CHARS.search(command)
+    if command.isascii():
+        m = _BAD_ASCII.search(command)
+    else:
+        try:
+            command.encode("utf-8")
+        except UnicodeEncodeError:
+            return "the command contains invalid characters (lone surrogates)"
+        m = _BAD_CHARS.search(command)
     if m:
         ch = m.group(0)
         name = _NAMES.get(ch, f"U+{ord(ch):04X}")
@@ -157,7 +163,10 @@ def _check_text(command: object) -> str | None:
 
 
 def _over_budget(text: str) -> str | None:
-    """Why ``text`` is too complex to parse at all (counted with ``str.count``, linear)."""
+    """Why ``text`` is too complex to parse at all (counted with ``str.count``, linear).
+    A text of at most MAX_HEREDOC_LINE_EXPANSIONS characters is within every count."""
+    if len(text) <= MAX_HEREDOC_LINE_EXPANSIONS:
+        return None
     separators = text.count("|") + text.count(";") + text.count("&") + text.count("\n")
     if separators > MAX_SEPARATORS:
         return f"more than {MAX_SEPARATORS:,} command separators"
@@ -186,11 +195,19 @@ def analyze(command: object) -> ShellAnalysis:
             out.multiline = "\n" in command.strip()
             _too_complex(out, why)
             return out
-        syntax = plain_commands(command, out.budget)
-        if syntax is None:
+        found = plain_command_list(command, out.budget)
+        if found is not None:  # the fast path: top-level commands, indices from 0
+            commands, _, too_complex = found
+            if too_complex:
+                _too_complex(out, too_complex)
+            for index, cmd in enumerate(commands):
+                cmd.index = index
+                cmd.effects = _effects(cmd)
+            out.records = commands
+        else:
             syntax = parse_commands(command, budget=out.budget)
-        out.multiline = syntax.multiline
-        _absorb(out, syntax, 0)
+            out.multiline = syntax.multiline
+            _absorb(out, syntax, 0)
         out.written = len(out.records)
         _expand(out)
         _finish(out)
@@ -258,18 +275,18 @@ def _effects(cmd: Command) -> Effects:
     for r in cmd.redirects:
         target = r.target
         op = r.op
-        if op in ("<<", "<<-", "<<<"):
+        if target is None or op in _HERE_OPERATORS:
             continue
-        if r.is_duplication or target is None:
+        if (op == ">&" or op == "<&") and r.is_duplication:
             continue
-        if r.is_output:
+        if ">" in op:  # Redirect.is_output
             if target.kind == LITERAL and target.value in OK_OUTPUTS:
                 continue
             e.add(WRITE, target)
             e.no(f"redirects output to {target.text[:60]} (writes a file)")
             if op == "<>":
                 e.add(READ, target)
-        elif r.is_input:
+        elif op in _INPUT_OPERATORS:  # Redirect.is_input
             e.add(READ, target)
             if target.kind == DYNAMIC:
                 e.no("reads input from a file named at run time")
@@ -297,7 +314,10 @@ def _declaration_printer(argv: list[Word]) -> str:
 def _expand(out: ShellAnalysis) -> None:
     """Follow what every command runs: inner argvs, shell source, a shell's stdin."""
     records = out.records
-    if not any(c.effects is not None and c.effects.runs for c in records):
+    for c in records:
+        if c.effects is not None and c.effects.runs:
+            break
+    else:
         return
     pipelines = _pipeline_index(records)
     programs = known_programs()
@@ -369,9 +389,12 @@ def _add_source(out: ShellAnalysis, cmd: Command, text: str, pipeline_offset: in
         return -1
     if not text.strip():
         return 0
-    syntax = plain_commands(text, out.budget)
-    if syntax is None:
+    found = plain_command_list(text, out.budget)
+    if found is None:
         syntax = parse_commands(text, budget=out.budget)
+    else:
+        syntax = Syntax(Source(text, char_offsets=True), multiline=False)
+        syntax.commands, syntax.pipelines, syntax.too_complex = found
     for c in syntax.commands:
         c.nesting |= cmd.nesting | IN_INNER
         c.via = cmd.index

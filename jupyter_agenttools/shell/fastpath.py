@@ -9,78 +9,114 @@ backslashes, parentheses, braces, ``#``, ``!``, ``[``, newlines, reserved words,
 checks that both give the same commands.
 
 One pass of a tokenizer whose alternatives are single character classes (no nested
-quantifier, nothing that backtracks): linear in the length of the command.
+quantifier, nothing that backtracks): linear in the length of the command. The tokens are
+cut by the regular-expression engine in one call (``findall``; a last alternative takes any
+other single character, which ends the fast path) and read by one Python loop.
 """
 
 from __future__ import annotations
 
 import re
 
-from .syntax import Budget, Command, Redirect, Source, Syntax
+from .syntax import Budget, Command, Redirect, Source, Syntax, plain_command
 from .words import GLOB, LITERAL, Word
 
-__all__ = ["plain_commands"]
+__all__ = ["plain_commands", "plain_command_list"]
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./=,:+ \t|;&-]*\Z")
 _SPLIT = re.compile(r"(\|\||&&|\||;)")
-_TOKEN = re.compile(
-    r"(?P<blank>[ \t]+)"
-    r"|(?P<op>\|\||&&|[|;])"
-    r"|(?P<redirect>[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>)"
-    r"|(?P<plain>[A-Za-z0-9_./=,:+@%^~*?-]+)"
-    r"|(?P<single>'[^'\n]*')"
-    r"|(?P<double>\"[^\"$`\\\n!]*\")"
-)
+# the blanks before a token, then the token: the alternatives, in order, of a token, any
+# other character but a blank (the fast path ends there), or the end of the text. A token
+# never starts with a blank, so the blanks are never given back (nothing backtracks).
+_TOKENS = re.compile(
+    r"([ \t]*)"
+    r"(\|\||&&|[|;]"
+    r"|[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>"
+    r"|[A-Za-z0-9_./=,:+@%^~*?-]+"
+    r"|'[^'\n]*'"
+    r"|\"[^\"$`\\\n!]*\""
+    r"|[^ \t]|\Z)")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "in", "function", "coproc", "{", "}",
                        "!", "[[", "]]", "time"})
-_GLOB_CHARS = frozenset("*?")
 # tree-sitter-bash rejects or re-reads these in a command name (`x@y`, `x%y`, `a=1 x:y`)
 _ODD_RE = re.compile(r"[@%:^]")
+
+# what a token is, by its first character
+_WORD, _DIGITS, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE = range(7)
+_KIND_OF = {
+    **{c: _WORD for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_./=,:+@%^~*?-"},
+    **{c: _DIGITS for c in "0123456789"},
+    " ": _BLANK, "\t": _BLANK, "|": _OPERATOR, ";": _OPERATOR, "&": _AMPERSAND,
+    "<": _ANGLE, ">": _ANGLE, "'": _QUOTE, '"': _QUOTE,
+}
+_REDIRECT_ENDS = frozenset("<>&|")
 
 
 def plain_commands(text: str, budget: Budget | None = None) -> Syntax | None:
     """The commands of ``text`` when it is plain (module docstring), else None. When the
     budget runs out the commands so far are returned with ``too_complex`` set."""
-    budget = budget if budget is not None else Budget(1 << 30, 1 << 30)
+    found = plain_command_list(text, budget if budget is not None else Budget(1 << 30, 1 << 30))
+    if found is None:
+        return None
+    commands, pipelines, too_complex = found
+    out = Syntax(Source(text, char_offsets=True), multiline=False)
+    out.commands = commands
+    out.pipelines = pipelines
+    out.too_complex = too_complex
+    return out
+
+
+def plain_command_list(text: str, budget: Budget
+                       ) -> tuple[list[Command], int, str] | None:
+    """:func:`plain_commands` without the Syntax record: (commands, pipelines, why the budget
+    ran out), or None when ``text`` is not plain."""
     if _PLAIN.match(text):
         return _split_words(text, budget)
     return _tokenize(text, budget)
 
 
-def _split_words(text: str, budget: Budget) -> Syntax | None:
+def _split_words(text: str, budget: Budget) -> tuple[list[Command], int, str] | None:
     """No quotes, no redirections: bash splits on blanks and on ``| && || ;`` alone."""
     if "==" in text or "+=" in text:
         return None  # `A+=1` appends; tree-sitter rejects `ls ==`
-    parts = _SPLIT.split(text)
-    source = Source(text)
-    out = Syntax(source, multiline=False)
-    commands = out.commands
+    if "|" in text or ";" in text or "&" in text:
+        parts = _SPLIT.split(text)
+    else:
+        parts = [text]
+    source = Source(text, char_offsets=True)  # plain text is ASCII
+    commands: list[Command] = []
+    too_complex = ""
     pipe_id = -1
     position = 0
     previous = ""
     offset = 0
-    for k in range(0, len(parts), 2):
+    count = len(parts)
+    for k in range(0, count, 2):
         segment = parts[k]
-        separator = parts[k + 1] if k + 1 < len(parts) else ""
+        separator = parts[k + 1] if k + 1 < count else ""
         if "&" in segment:
             return None  # a lone & (background) or &>: let the parser decide
         words = segment.split()
         if not words:
             return None  # `ls |`, `; ls`, `ls;`: the parser reports or accepts these
         if not budget.command() or not budget.word(len(words)):
-            out.too_complex = budget.exceeded
+            too_complex = budget.exceeded
             break
         assignments: list[tuple[str, Word]] = []
-        i = 0
-        while i < len(words) and "=" in words[i] and _ASSIGN.match(words[i]):
-            name, _, value = words[i].partition("=")
-            assignments.append((name, Word(value, value, tilde=False)))
-            i += 1
-        if i < len(words) and (words[i] in _RESERVED or "=" in words[i] or
-                               _ODD_RE.search(words[i])):
-            return None  # tree-sitter reads `--opt=1` in command position as an assignment
+        first = 0
+        if "=" in segment:
+            while first < len(words) and "=" in words[first] and _ASSIGN.match(words[first]):
+                name, _, value = words[first].partition("=")
+                assignments.append((name, Word(value, value, LITERAL, (), False, False, False)))
+                first += 1
+            if first < len(words) and "=" in words[first]:
+                return None  # tree-sitter reads `--opt=1` in command position as an assignment
+        if first < len(words):
+            name = words[first]
+            if name in _RESERVED or (":" in name and _ODD_RE.search(name)):
+                return None
         pipe = None
         if separator == "|" or previous == "|":
             if previous != "|":
@@ -88,151 +124,200 @@ def _split_words(text: str, budget: Budget) -> Syntax | None:
                 position = 0
             pipe = (pipe_id, position)
             position += 1
-        lead = len(segment) - len(segment.lstrip())
-        start = offset + lead
-        end = offset + len(segment.rstrip())
-        argv = [Word(w, w, tilde=False) for w in words[i:]]
+        if segment[0] in " \t":
+            start = offset + len(segment) - len(segment.lstrip())
+        else:
+            start = offset
+        if segment[-1] in " \t":
+            end = offset + len(segment.rstrip())
+        else:
+            end = offset + len(segment)
+        argv = [Word(word, word, LITERAL, (), False, False, False) for word in words[first:]]
         if not argv and pipe is not None:
             return None  # an assignment as a pipeline member: the parser's view decides
-        commands.append(Command(argv, source, start, end, assignments=assignments,
-                                pipeline=pipe, kind="command" if argv else "assignment"))
+        commands.append(plain_command(argv, source, start, end, assignments, [], pipe,
+                                      "command" if argv else "assignment"))
         previous = separator
         offset += len(segment) + len(separator)
-    out.pipelines = pipe_id + 1
-    return out
+    return commands, pipe_id + 1, too_complex
 
 
-class _Pending:
-    __slots__ = ("words", "redirects", "start", "end")
-
-    def __init__(self) -> None:
-        self.words: list[Word] = []
-        self.redirects: list[Redirect] = []
-        self.start = -1
-        self.end = -1
-
-
-def _tokenize(text: str, budget: Budget) -> Syntax | None:
-    source = Source(text, char_offsets=True)
-    out = Syntax(source, multiline=False)
-    groups: list[tuple[_Pending, str]] = []  # each statement and the separator after it
-    current = _Pending()
+def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | None:
+    """Quotes and redirections too. The budget is counted as a word or statement starts, as
+    :class:`Budget` counts (the same totals when the fast path gives up half-way)."""
+    pairs = _TOKENS.findall(text)
+    # words and statements the budget still allows (none once a budget has run out)
+    word_room = budget.words if not budget.exceeded else -1
+    command_room = budget.commands if not budget.exceeded else -1
+    words_used = 0
+    commands_used = 0
+    # each statement: its words, its redirections, where it starts and ends, the separator
+    groups: list[tuple[list[Word], list[Redirect], int, int, str]] = []
+    words: list[Word] = []
+    redirects: list[Redirect] = []
+    statement_start = -1
+    statement_end = -1
     redirect_op: str | None = None
     redirect_fd: str | None = None
-    word_parts: list[str] = []
-    word_text_start = -1
-    word_quoted = False
-    word_glob = False
+    # the word being read: where it starts (-1: none), its text and value when it is one
+    # token, its values when it is several (`a'b'"c"`), whether a part is quoted / a glob
+    word_start = -1
+    word_text = word_value = ""
+    word_parts: list[str] | None = None
+    word_quoted = word_glob = False
+    kind_of = _KIND_OF
     position = 0
-    n = len(text)
-
-    def flush_word(end: int) -> bool:
-        nonlocal word_parts, word_text_start, word_quoted, word_glob, redirect_op, redirect_fd
-        if word_text_start < 0:
-            return True
-        raw = text[word_text_start:end]
-        value = "".join(word_parts)
-        word = Word(raw, value, GLOB if word_glob else LITERAL, quoted=word_quoted,
-                    tilde=raw.startswith("~") and not word_quoted and
-                    not raw.startswith(("~-", "~+")))
-        if raw.startswith(("~-", "~+")):
-            return False  # $OLDPWD / $PWD: decided at run time
-        if redirect_op in (">&", "<&") and raw.startswith("-"):
-            return False  # `>&-` closes a descriptor: the parser reads it as one operator
-        if redirect_op is not None:
-            current.redirects.append(Redirect(redirect_op, word, redirect_fd))
-            redirect_op = redirect_fd = None
+    for blanks, token in pairs:
+        if token:
+            kind = kind_of.get(token[0])
+            part = kind == _WORD or (kind == _DIGITS and token[-1] not in _REDIRECT_ENDS) or \
+                (kind == _QUOTE and len(token) > 1)
         else:
-            current.words.append(word)
-        if current.start < 0:
-            current.start = word_text_start
-        current.end = end
-        word_parts = []
-        word_text_start = -1
-        word_quoted = word_glob = False
-        return True
-
-    match = _TOKEN.match
-    while position < n:
-        m = match(text, position)
-        if m is None:
-            return None
-        kind = m.lastgroup
-        token = m.group()
-        start = position
-        position = m.end()
-        if kind == "plain" or kind == "single" or kind == "double":
-            if word_text_start < 0:
-                word_text_start = start
-                if not budget.word():
-                    out.too_complex = budget.exceeded
-                    return out
-            if kind == "plain":
-                word_parts.append(token)
-                if not word_glob and ("*" in token or "?" in token):
-                    word_glob = True
+            kind = None
+            part = False
+        if word_start >= 0 and (blanks or not part):
+            # the word ends here
+            if word_parts is not None:
+                word_text = text[word_start:position]
+                word_value = "".join(word_parts)
+            if word_text[0] == "~":
+                if word_text.startswith(("~-", "~+")):
+                    _use(budget, words_used, commands_used)
+                    return None  # $OLDPWD / $PWD
+                tilde = not word_quoted
             else:
-                word_parts.append(token[1:-1])
-                word_quoted = True
-            continue
-        if not flush_word(start):
-            return None
-        if kind == "blank":
-            continue
-        if kind == "redirect":
+                tilde = False
+            word = Word(word_text, word_value, GLOB if word_glob else LITERAL, (), word_quoted,
+                        False, tilde)
             if redirect_op is not None:
-                return None  # `> >x`
-            digits = len(token) - len(token.lstrip("0123456789"))
-            if digits and start > 0 and text[start - 1] not in " \t|;&":
-                return None  # `a2>x`: the digits belong to the word before
-            redirect_fd = token[:digits] or None
-            redirect_op = token[digits:]
-            if current.start < 0:
-                current.start = start
+                if (redirect_op == ">&" or redirect_op == "<&") and word_text[0] == "-":
+                    # `>&-` closes a descriptor: the parser reads it as one operator
+                    _use(budget, words_used, commands_used)
+                    return None
+                redirects.append(Redirect(redirect_op, word, redirect_fd))
+                redirect_op = redirect_fd = None
+            else:
+                words.append(word)
+            if statement_start < 0:
+                statement_start = word_start
+            statement_end = position
+            word_start = -1
+        if blanks:
+            position += len(blanks)
+        if part:
+            if word_start < 0:
+                words_used += 1
+                if words_used > word_room:
+                    _use(budget, words_used, commands_used, "too many words")
+                    return [], 0, budget.exceeded
+                word_start = position
+                word_text = token
+                word_parts = None
+                if kind == _QUOTE:
+                    word_value = token[1:-1]
+                    word_quoted = True
+                    word_glob = False
+                else:
+                    word_value = token
+                    word_quoted = False
+                    word_glob = "*" in token or "?" in token
+            else:
+                if word_parts is None:
+                    word_parts = [word_value]
+                if kind == _QUOTE:
+                    word_parts.append(token[1:-1])
+                    word_quoted = True
+                else:
+                    word_parts.append(token)
+                    if not word_glob and ("*" in token or "?" in token):
+                        word_glob = True
+            position += len(token)
             continue
+        if not token:
+            break  # the end of the text
+        start = position
+        position += len(token)
+        if kind == _DIGITS or kind == _ANGLE or (kind == _AMPERSAND and token != "&&"):
+            if token == "&" or (token == "<" and text.startswith(">", position)):
+                _use(budget, words_used, commands_used)
+                return None  # not a token: `&`, `<>`
+            if redirect_op is not None:
+                _use(budget, words_used, commands_used)
+                return None  # `> >x`
+            if kind == _DIGITS:
+                if start > 0 and text[start - 1] not in " \t|;&":
+                    # `a2>x`: the digits belong to the word before
+                    _use(budget, words_used, commands_used)
+                    return None
+                digits = len(token) - len(token.lstrip("0123456789"))
+                redirect_fd = token[:digits]
+                redirect_op = token[digits:]
+            else:
+                redirect_op = token
+            if statement_start < 0:
+                statement_start = start
+            continue
+        if kind != _OPERATOR and kind != _AMPERSAND:
+            _use(budget, words_used, commands_used)
+            return None  # a character the path lacks
         # an operator ends the statement
         if redirect_op is not None:
+            _use(budget, words_used, commands_used)
             return None  # `ls > | x`
-        if not budget.command():
-            out.too_complex = budget.exceeded
-            return out
-        groups.append((current, token))
-        current = _Pending()
-    if not flush_word(n) or redirect_op is not None:
+        commands_used += 1
+        if commands_used > command_room:
+            _use(budget, words_used, commands_used, "too many commands")
+            return [], 0, budget.exceeded
+        groups.append((words, redirects, statement_start, statement_end, token))
+        words = []
+        redirects = []
+        statement_start = -1
+    _use(budget, words_used, commands_used)
+    if redirect_op is not None:
         return None
-    groups.append((current, ""))
-    return _build(out, groups)
+    groups.append((words, redirects, statement_start, statement_end, ""))
+    return _build(Source(text, char_offsets=True), groups)
 
 
-def _build(out: Syntax, groups: list[tuple[_Pending, str]]) -> Syntax | None:
-    source = out.source
-    commands = out.commands
+def _use(budget: Budget, words: int, commands: int, exceeded: str = "") -> None:
+    """Count what the tokenizer built, as one ``Budget.word()`` / ``command()`` per item did
+    (``exceeded``: the count that ran out first, when one did)."""
+    budget.words -= words
+    budget.commands -= commands
+    if exceeded and not budget.exceeded:
+        budget.exceeded = exceeded
+
+
+def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, int, str]]
+           ) -> tuple[list[Command], int, str] | None:
+    commands: list[Command] = []
     pipe_id = -1
     position = 0
     previous = ""
-    for pending, separator in groups:
-        words = pending.words
-        if not words and not pending.redirects:
+    for words, redirects, start, end, separator in groups:
+        if not words and not redirects:
             return None  # an empty statement: `ls;;`, `| x`, `ls |`
-        if pending.redirects and previous in ("&&", "||", "|"):
+        if redirects and previous in ("&&", "||", "|"):
             # tree-sitter-bash applies `a && b >x` to the whole chain (bash: to b alone);
             # the parser's (wider) reading is the reference
             return None
         assignments: list[tuple[str, Word]] = []
-        i = 0
-        while i < len(words) and _ASSIGN.match(words[i].text):
-            name, _, value = (words[i].value or "").partition("=")
-            assignments.append((name, Word(value, value, tilde=False)))
-            i += 1
-        argv = words[i:]
+        first = 0
+        while first < len(words) and "=" in words[first].text and \
+                _ASSIGN.match(words[first].text):
+            name, _, value = (words[first].value or "").partition("=")
+            assignments.append((name, Word(value, value, LITERAL, (), False, False, False)))
+            first += 1
+        argv = words[first:] if first else words
         if argv:
-            first = argv[0]
-            if first.text in _RESERVED or (not first.quoted and "=" in first.text) or \
-                    first.glob or first.text.startswith("~") or _ODD_RE.search(first.text):
+            name_word = argv[0]
+            name = name_word.text
+            if name in _RESERVED or (not name_word.quoted and "=" in name) or \
+                    name_word.kind == GLOB or name[0] == "~" or _ODD_RE.search(name):
                 return None
             kind = "command"
         elif assignments:
-            if pending.redirects:
+            if redirects:
                 return None
             kind = "assignment"
         else:
@@ -246,9 +331,7 @@ def _build(out: Syntax, groups: list[tuple[_Pending, str]]) -> Syntax | None:
             position += 1
         if kind == "assignment" and pipe is not None:
             return None  # an assignment as a pipeline member: the parser's view decides
-        commands.append(Command(argv, source, pending.start, pending.end,
-                                assignments=assignments, redirects=pending.redirects,
-                                pipeline=pipe, kind=kind))
+        commands.append(plain_command(argv, source, start, end, assignments, redirects, pipe,
+                                      kind))
         previous = separator
-    out.pipelines = pipe_id + 1
-    return out
+    return commands, pipe_id + 1, ""

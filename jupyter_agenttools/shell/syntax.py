@@ -124,14 +124,24 @@ class Source:
     """The text a command list was parsed from (the command itself or a string run by a
     shell); commands keep their position in it and slice their text on demand."""
 
-    __slots__ = ("text", "data", "ascii")
+    __slots__ = ("text", "_data", "ascii")
 
     def __init__(self, text: str, char_offsets: bool = False) -> None:
         self.text = text
-        self.data = text.encode("utf-8")
         # positions are byte offsets (tree-sitter) unless ``char_offsets``; for ASCII text
-        # both are the same
-        self.ascii = char_offsets or len(self.data) == len(text)
+        # both are the same. The bytes are made only for the parser.
+        if char_offsets:
+            self._data: bytes | None = None
+            self.ascii = True
+        else:
+            self._data = text.encode("utf-8")
+            self.ascii = len(self._data) == len(text)
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = self.text.encode("utf-8")
+        return self._data
 
     def slice(self, start: int, end: int) -> str:
         if self.ascii:
@@ -245,6 +255,29 @@ class Command:
 
     def __repr__(self) -> str:
         return f"Command({[w.value if w.value is not None else w.text for w in self.argv]!r})"
+
+
+_new_object = object.__new__
+
+
+def plain_command(argv: list[Word], source: Source, start: int, end: int,
+                  assignments: list[tuple[str, Word]], redirects: list[Redirect],
+                  pipeline: tuple[int, int] | None, kind: str) -> Command:
+    """A top-level :class:`Command` built without keyword parsing (the fast path makes one
+    per statement of most commands); the same object ``Command(...)`` builds."""
+    cmd = _new_object(Command)
+    cmd.argv = argv
+    cmd.assignments = assignments
+    cmd.redirects = redirects
+    cmd.source = source
+    cmd.start = start
+    cmd.end = end
+    cmd.children = []
+    if pipeline is not None:
+        cmd.pipeline = pipeline
+    if kind != "command":
+        cmd.kind = kind
+    return cmd
 
 
 class Syntax:

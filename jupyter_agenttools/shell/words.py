@@ -18,6 +18,8 @@ Every helper here runs in time linear in its input (no regular expression backtr
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["Word", "LITERAL", "GLOB", "DYNAMIC", "unescape_word", "unescape_double_quoted",
            "decode_ansi_c", "literal"]
 
@@ -143,55 +145,46 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _OCT = frozenset("01234567")
 
 
-def _digits(body: str, i: int, allowed: frozenset[str], most: int) -> int:
-    """End of the run of at most ``most`` characters of ``allowed`` starting at ``i``."""
-    end = i
-    n = len(body)
-    while end < n and end - i < most and body[end] in allowed:
-        end += 1
-    return end
+# one escape of ``$'…'``: a backslash and what it takes (bounded lengths: nothing backtracks)
+_ANSI_ESCAPE = re.compile(r"(\\(?:x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}"
+                          r"|[0-7]{1,3}|c.|.)?)", re.S)
+
+
+def _decode_escape(escape: str) -> str:
+    """One escape as :data:`_ANSI_ESCAPE` cuts it (a lone backslash at the end stays)."""
+    if len(escape) < 2:
+        return escape
+    e = escape[1]
+    if e in _ANSI_SIMPLE:
+        return _ANSI_SIMPLE[e]
+    digits = escape[2:]
+    if e == "x" and digits:
+        return chr(int(digits, 16))
+    if e in "uU" and digits:
+        code = int(digits, 16)
+        return chr(code) if code < 0x110000 else "\ufffd"
+    if e in _OCT:
+        return chr(int(escape[1:], 8) & 0xFF)
+    if e == "c" and digits:
+        return chr(ord(digits) & 0x1F)
+    return escape
+
+
+# the escapes whose spelling is short enough to decode once per process
+_DECODED = {escape: _decode_escape(escape) for escape in (
+    ["\\"] + ["\\" + e for e in _ANSI_SIMPLE]
+    + ["\\x" + a for a in _HEX] + ["\\x" + a + b for a in _HEX for b in _HEX]
+    + ["\\" + a for a in _OCT] + ["\\" + a + b for a in _OCT for b in _OCT]
+    + ["\\" + a + b + c for a in _OCT for b in _OCT for c in _OCT])}
 
 
 def decode_ansi_c(body: str) -> str:
     """Decode the escapes of bash's ``$'…'`` quoting (so ``$'\\x72m'`` is seen as ``rm``).
-    ``body`` is the text between the quotes."""
+    ``body`` is the text between the quotes. The regular-expression engine cuts the text
+    into literal runs and escapes (odd positions), each escape decoded by table lookup."""
     if "\\" not in body:
         return body
-    out: list[str] = []
-    i = 0
-    n = len(body)
-    while i < n:
-        c = body[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        e = body[i + 1]
-        i += 2
-        if e in _ANSI_SIMPLE:
-            out.append(_ANSI_SIMPLE[e])
-        elif e == "x":
-            end = _digits(body, i, _HEX, 2)
-            if end > i:
-                out.append(chr(int(body[i:end], 16)))
-                i = end
-            else:
-                out.append("\\x")
-        elif e in "uU":
-            end = _digits(body, i, _HEX, 4 if e == "u" else 8)
-            if end > i:
-                code = int(body[i:end], 16)
-                out.append(chr(code) if code < 0x110000 else "\ufffd")
-                i = end
-            else:
-                out.append("\\" + e)
-        elif e in _OCT:
-            end = _digits(body, i, _OCT, 2)
-            out.append(chr(int(e + body[i:end], 8) & 0xFF))
-            i = end
-        elif e == "c" and i < n:
-            out.append(chr(ord(body[i]) & 0x1F))
-            i += 1
-        else:
-            out.append("\\" + e)
-    return "".join(out)
+    pieces = _ANSI_ESCAPE.split(body)
+    decoded = _DECODED
+    pieces[1::2] = [decoded.get(escape) or _decode_escape(escape) for escape in pieces[1::2]]
+    return "".join(pieces)
