@@ -40,8 +40,8 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from .facts import LocalFacts, ResolvedPath, facts_for, working_dirs
-from .memo import current_memo, decision_scope
+from .facts import LocalFacts, PathFacts, ResolvedPath, facts_for, working_dirs
+from .memo import current_memo
 from .patterns import pattern_globs, target_matches
 from .protected import protected_reason
 from .sensitive import (
@@ -396,31 +396,29 @@ def suggest_path_rules(tool_name: str, path: object,
 def _suggesting(decision: PermissionDecision, tool_name: str, target: ResolvedPath,
                 context: "PermissionContext", is_dir: bool) -> PermissionDecision:
     """``decision`` with the rule :func:`_suggest_resolved` offers, built when first read (most
-    decisions are never shown to anyone), on this decision's facts (its memo re-opened). Only
-    for this machine's facts, which never raise: a backend's prefetched facts may lack an
-    answer, and that must show in the decision, as it did when the rule was made at once."""
-    memo = current_memo()
-    if memo is None or type(facts_for(context)) is not LocalFacts:
-        decision.suggestions = _suggest_resolved(tool_name, target, context, is_dir)
+    decisions are never shown to anyone), on this decision's facts. Only for this machine's
+    facts, which never raise: a backend's prefetched facts may lack an answer, and that must
+    show in the decision, as it did when the rule was made at once. (The facts are kept, not
+    the decision's memo: the memo holds this decision, and a cycle would outlive it.)"""
+    facts = facts_for(context)
+    if current_memo() is None or type(facts) is not LocalFacts:
+        decision.suggestions = _suggest_resolved(tool_name, target, context, is_dir, facts)
         return decision
-
-    def suggest() -> list[PermissionRule]:
-        with decision_scope(memo):
-            return _suggest_resolved(tool_name, target, context, is_dir)
-
-    decision.suggest_later(suggest)
+    decision.suggest_later(
+        lambda: _suggest_resolved(tool_name, target, context, is_dir, facts))
     return decision
 
 
 def _suggest_resolved(tool_name: str, target: ResolvedPath, context: "PermissionContext",
-                      is_dir: bool) -> list[PermissionRule]:
+                      is_dir: bool, facts: PathFacts | None = None) -> list[PermissionRule]:
     if not target.known:
         return []
+    if facts is None:
+        facts = facts_for(context)
     canonical, lexical = target.physical, target.lexical
-    home = context_home(context)
+    home = _home(facts.home)  # (context_home)
     if _secret(canonical, lexical, home) or _write_reason(canonical, lexical, home):
         return []
-    facts = facts_for(context)
     real_home = facts.physical_dir(home)
     if _below(real_home, canonical):  # "/", the home or one of its ancestors
         return []
