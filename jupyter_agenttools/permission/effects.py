@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from .facts import ResolvedPath, facts_for
+from .facts import PathFacts, ResolvedPath, facts_for
 from .memo import current_memo
 from .paths import check_read_resolved, check_write_resolved
 from .patterns import search_reaches, target_matches
@@ -131,7 +131,10 @@ def targets(effect: PathEffect, context: "PermissionContext"
     """The paths an effect acts on, resolved, and whether that list is complete. A glob word
     gives its matches (bash's expansion, on the backend's facts) *and* the word itself (what
     runs when nothing matches); an expansion that could not be listed in full is incomplete."""
-    facts = facts_for(context)
+    return _targets(effect, facts_for(context))
+
+
+def _targets(effect: PathEffect, facts: PathFacts) -> tuple[list[ResolvedPath], bool]:
     follow = effect.kind != "delete"
     literal = facts.resolve_word(effect.path, effect.base, follow)
     if not effect.glob:
@@ -204,10 +207,13 @@ def check_effect(effect: PathEffect, context: "PermissionContext",
     """What one effect alone would need: the file tools' policy (see ``paths.check_read`` and
     ``paths.check_write``), on the resolved targets; the strictest target decides."""
     memo = current_memo()
-    key = ("agenttools.check_effect", effect, tool_name, context.mode, id(facts_for(context)))
-    if memo is not None and key in memo:
-        return memo[key]
-    found, complete = targets(effect, context)
+    facts = facts_for(context)
+    key = ("agenttools.check_effect", effect, tool_name, context.mode, id(facts))
+    if memo is not None:
+        known = memo.get(key)
+        if known is not None:
+            return known
+    found, complete = _targets(effect, facts)
     if not complete and effect.glob:
         # the shell may expand the word to paths we did not see
         return PermissionDecision.ask(

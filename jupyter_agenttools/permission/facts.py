@@ -147,7 +147,8 @@ class PathFacts:
         found = cache.get(path)
         if found is None:
             absolute = self.locate(path, ())
-            found = path if absolute is None else self._resolve(absolute)[0]
+            # (every component followed: the walk state of the directory itself)
+            found = path if absolute is None else self._directory(absolute)[0] or "/"
             cache[path] = found
         return found
 
