@@ -200,17 +200,26 @@ def analyze(command: object) -> ShellAnalysis:
             commands, _, too_complex = found
             if too_complex:
                 _too_complex(out, too_complex)
+            simple = True
             for index, cmd in enumerate(commands):
                 cmd.index = index
-                cmd.effects = _effects(cmd)
+                e = cmd.effects = _effects(cmd, plain=True)
+                if e.runs or e.cwd is not None:
+                    simple = False
+                else:
+                    cmd.read_only = e.read_only  # what _finish decides for it
             out.records = commands
+            out.written = len(commands)
+            if not simple:  # a command runs code or changes directory
+                _expand(out)
+                _finish(out)
         else:
             syntax = parse_commands(command, budget=out.budget)
             out.multiline = syntax.multiline
             _absorb(out, syntax, 0)
-        out.written = len(out.records)
-        _expand(out)
-        _finish(out)
+            out.written = len(out.records)
+            _expand(out)
+            _finish(out)
         if _fork_bomb(command):
             out.fork_bomb = True
         return out
@@ -255,7 +264,8 @@ def _too_complex(out: ShellAnalysis, why: str) -> None:
     out.reason(f"the command is too complex to analyse ({why})")
 
 
-def _effects(cmd: Command) -> Effects:
+def _effects(cmd: Command, plain: bool = False) -> Effects:
+    """The effects of one command; ``plain``: made by the fast path (no word has variables)."""
     kind = cmd.kind
     argv = cmd.argv
     if kind == "command":
@@ -295,6 +305,8 @@ def _effects(cmd: Command) -> Effects:
         # a path inside an awk or interpreter program): possible reads the permission layer
         # checks for keys and credentials
         maybe_reads(argv, e, detail="guess")
+    if plain:
+        return e
     variables: list[str] = []
     for w in argv:
         if w.vars:

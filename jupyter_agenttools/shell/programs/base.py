@@ -177,11 +177,15 @@ class Program:
         e = Effects(True, self.reason)
         if s.problems:
             e.no(f"{name} {s.problems[0]}")
-        why = loose_problem(s, table, name)
-        if why:
-            e.no(why)
-        apply_found(s, e, name)
+        if s.loose:
+            why = loose_problem(s, table, name)
+            if why:
+                e.no(why)
+        if s.found:
+            apply_found(s, e, name)
         ops = s.operands
+        if not ops and self.check is None:
+            return e
         if self.max_operands is not None:
             if len(ops) > self.max_operands:
                 e.no(f"{name} takes at most {self.max_operands} operand(s) here; another one "

@@ -254,13 +254,15 @@ def git(argv: list[Word]) -> Effects:
     label = f"git {sub}"
     if s.problems:
         e.no(f"{label}: {s.problems[0]}")
-    why = loose_problem(s, table, label)
-    if why:
-        e.no(why)
-    apply_found(s, e, label)
-    for f in s.get(*_FORMAT_OPTIONS):
-        if f.value and "%G" in f.value:
-            e.no(f"{label} {f.name}: the %G placeholders run gpg to verify signatures")
+    if s.loose:
+        why = loose_problem(s, table, label)
+        if why:
+            e.no(why)
+    if s.found:
+        apply_found(s, e, label)
+        for f in s.get(*_FORMAT_OPTIONS):
+            if f.value and "%G" in f.value:
+                e.no(f"{label} {f.name}: the %G placeholders run gpg to verify signatures")
     check = _SUB_CHECKS.get(sub)
     if check is not None:
         check(s, e, label)
@@ -284,7 +286,7 @@ def _pathspecs(sub: str, s: Scan, e: Effects) -> None:
                 if path:
                     e.add(READ, literal(path))  # REV:PATH names a blob (`git show HEAD:.env`)
         return
-    no_index = bool(s.tagged("no-index"))
+    no_index = bool(s.found) and bool(s.tagged("no-index"))
     kind = READ if sub in _CONTENT else LIST
     for w in operands:
         value = w.value or ""
@@ -309,7 +311,7 @@ def _pathspecs(sub: str, s: Scan, e: Effects) -> None:
         is_glob = any(c in spec for c in "*?[")
         e.add(kind, Word(spec, spec, GLOB if is_glob else LITERAL, tilde=False),
               detail="pathspec" if is_glob else "")
-    for f in s.tagged("line-range"):
+    for f in s.tagged("line-range") if s.found else ():
         if f.value and ":" in f.value:
             e.add(READ, literal(f.value.rsplit(":", 1)[1]))
 

@@ -169,13 +169,15 @@ def _attached(word: Word, value: str) -> Word:
 def scan(words: list[Word], table: Table, start: int = 0) -> Scan:
     """Scan ``words[start:]`` (the arguments, without the program name)."""
     s = Scan()
+    n = len(words)
+    i = start
+    if i >= n:
+        return s
     found = s.found
     operands = s.operands
     options = True
     permute = table.permute
     short = table.short
-    n = len(words)
-    i = start
     while i < n:
         w = words[i]
         i += 1

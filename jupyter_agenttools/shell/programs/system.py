@@ -395,6 +395,10 @@ _PRINTERS = frozenset(first for words, _ in _SECRET_COMMANDS for first in words[
     "env", "printenv", "export", "declare", "typeset", "set", "compgen", "gh", "git",
     "kubectl", "pass"}
 PRINTER_NAMES = _PRINTERS
+# the entries of _SECRET_COMMANDS by program name, in table order
+_SECRET_COMMANDS_OF: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _entry in _SECRET_COMMANDS:
+    _SECRET_COMMANDS_OF.setdefault(_entry[0][0], []).append(_entry)
 
 
 def secret_printer(argv: list[Word]) -> str:
@@ -433,8 +437,8 @@ def secret_printer(argv: list[Word]) -> str:
         return "prints a stored secret"
     if name.startswith("docker-credential-") and "get" in rest:
         return "prints registry credentials"
-    for words, why in _SECRET_COMMANDS:
-        if words[0] == name and tuple(plain[:len(words) - 1]) == words[1:]:
+    for words, why in _SECRET_COMMANDS_OF.get(name, ()):
+        if tuple(plain[:len(words) - 1]) == words[1:]:
             return why
     return ""
 
