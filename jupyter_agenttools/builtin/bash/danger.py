@@ -15,12 +15,13 @@ not); the worst finding wins.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 from ...shell.effects import CODE, DELETE, MODE, READ, SCRIPT, SOURCE, STDIN, WRITE, Effects
 from ...shell.programs import DOWNLOADERS, program_name
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import Plan, below, home_secret_dirs
+from .plan import NETWORK, PATHS, SYSTEM, Plan, home_secret_dirs
 from .secrets import secret_word, secrets_of
 
 __all__ = ["DENY", "ASK", "danger"]
@@ -98,18 +99,29 @@ def _place_danger(q: str, home: str, bases: tuple[str, ...], plan: Plan,
         return (DENY, f"{what} of the system directory {q}")
     if os.path.dirname(q) == "/":
         return (ASK, f"{what} of the top-level directory {q}")
-    if any(below(c, q) for c in bases) or below(plan.cwd, q):
+    # below(c, q) for each place c: c is q or lies under it
+    under = q.rstrip("/") + "/"
+    cwd = plan.cwd
+    if cwd == q or cwd.startswith(under) or any(c == q or c.startswith(under) for c in bases):
         return (ASK, f"{what} of {q}: the working directory or one of its parents")
-    if below(home, q):
+    if home.startswith(under):  # (home == q was refused above)
         return (DENY, f"{what} of {q}, which contains your home directory")
     if os.path.basename(q) == ".git" or "/.git/" in q:
         return (ASK, f"{what} of {q}: the repository's history")
     if ("/" + q.split("/", 2)[1]) in SYSTEM_DIRS and not q.startswith(home + "/"):
         return (ASK, f"{what} in the system directory {q}")
-    for _d, secret_dir in home_secret_dirs(home):
-        if below(q, secret_dir):
-            return (ASK, f"{what} of {q}: keys and credentials live there")
+    dirs, inside = _secret_places(home)
+    if q in dirs or q.startswith(inside):
+        return (ASK, f"{what} of {q}: keys and credentials live there")
     return None
+
+
+@lru_cache(maxsize=64)
+def _secret_places(home: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The key directories of ``home`` and their prefixes: ``below(q, d)`` for any of them is
+    ``q in dirs or q.startswith(prefixes)``."""
+    dirs = [d for _name, d in home_secret_dirs(home)]
+    return frozenset(dirs), tuple(d.rstrip("/") + "/" for d in dirs)
 
 
 def _world_writable(mode: str) -> bool:
@@ -310,6 +322,8 @@ def danger(plan: Plan) -> Danger | None:
     """The worst dangerous operation of the command, or None."""
     if plan.analysis.fork_bomb:
         return (DENY, "a fork bomb")
+    if not plan.traits() & (PATHS | SYSTEM | NETWORK):
+        return None
     worst: Danger | None = None
     records = plan.analysis.records
     network = False

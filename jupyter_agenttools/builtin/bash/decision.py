@@ -24,7 +24,7 @@ from ...shell.programs import CONFIG, program_name
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
 from .danger import DENY, danger
-from .plan import Plan, plan_for
+from .plan import PATHS, RUNS, WRITES, Plan, plan_for
 from .rules import effective
 from .secrets import all_secrets, key_handed_over, write_reason
 
@@ -81,7 +81,7 @@ def _read_only(plan: Plan) -> tuple[bool, str | None]:
             return False, _why_not(plan, c)
     # git obeys the configuration of the repository it runs in (core.fsmonitor on `git
     # status` runs a program): that directory, symlinks resolved, must be ours
-    for c in a.records:
+    for c in a.records if plan.traits() & PATHS else ():
         e = c.effects
         if e is None:
             continue
@@ -115,6 +115,8 @@ def _why_not(plan: Plan, command: Command) -> str:
 
 
 def _sed_runs(plan: Plan) -> str | None:
+    if not plan.traits() & RUNS:
+        return None
     for c in plan.analysis.records:
         if c.effects is not None and c.effects.runs and c.argv and \
                 program_name(c.argv[0]) in ("sed", "gsed"):
@@ -132,7 +134,7 @@ def _sensitive(plan: Plan) -> tuple[str, bool] | None:
     secret read or key handed to a program, or other secret."""
     home = plan.home
     outside: str | None = None
-    for c in plan.analysis.records:
+    for c in plan.analysis.records if plan.traits() & WRITES else ():
         e = c.effects
         if e is None:
             continue

@@ -21,7 +21,7 @@ from ...permission.effects import PathEffect
 from ...permission.types import PermissionContext
 from ...shell.effects import DELETE, LIST, MODE, READ, SEARCH, WRITE
 from ...shell.words import DYNAMIC, GLOB
-from .plan import Plan, _path_word, base_words, plan_for
+from .plan import PATHS, Plan, base_words, plan_for
 
 __all__ = ["path_effects", "effects_of_plan"]
 
@@ -29,6 +29,8 @@ _KINDS = {READ: "read", SEARCH: "search", WRITE: "write", DELETE: "delete", MODE
 
 
 def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
+    if not plan.traits() & PATHS:
+        return ()
     found: dict[tuple[str, str, tuple[str, ...] | None, bool, bool], None] = {}
     for command in plan.analysis.records:
         e = command.effects
@@ -45,24 +47,29 @@ def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
                     continue  # `config`: where git reads its configuration (not a file rule)
                 kind = "search" if access.recursive else "read"
             word = access.word
-            if word.kind == DYNAMIC or word.value is None or "\x00" in word.value:
+            value = word.value
+            if value is None or word.kind == DYNAMIC or "\x00" in value:
                 continue
-            path = _path_word(word)
+            # the word as the path resolver reads it (plan._path_word)
+            path = "./" + value if not word.tilde and value.startswith("~") else value
             if not path:
                 continue
             if not bases_known:
-                bases = base_words(plan, command)
+                bases = _NO_CD if command.cds == 0 else base_words(plan, command)
                 bases_known = True
             glob = word.kind == GLOB
             if path.startswith("/") or (word.tilde and path.startswith("~")) or bases is None:
-                keys: list[tuple[str, ...] | None] = [()] if path.startswith(("/", "~")) \
-                    else [None]
+                found.setdefault((kind, path, () if path.startswith(("/", "~")) else None,
+                                  glob, access.recursive), None)
             else:
-                keys = list(bases)
-            for base in keys:
-                found.setdefault((kind, path, base, glob, access.recursive), None)
+                for base in bases:
+                    found.setdefault((kind, path, base, glob, access.recursive), None)
     return tuple(PathEffect(kind, path, base, glob, recursive)
                  for kind, path, base, glob, recursive in found)
+
+
+# base_words() of a command no `cd` came before
+_NO_CD: list[tuple[str, ...]] = [()]
 
 
 def path_effects(tool_input: Mapping[str, Any], context: PermissionContext | None

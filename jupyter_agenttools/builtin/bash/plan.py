@@ -14,17 +14,29 @@ import os
 import stat
 from functools import lru_cache
 from itertools import combinations
-from typing import Any
+from typing import Any, Sequence
 
 from ...permission import resolver
 from ...permission.facts import LocalFacts, facts_for
 from ...permission.memo import current_memo
 from ...permission.types import PermissionContext
 from ...shell.analysis import ShellAnalysis, analyze
+from ...shell.effects import DELETE, MODE, WRITE
 from ...shell.syntax import Command
 from ...shell.words import LITERAL, Word
 
-__all__ = ["Plan", "plan_for", "context_of", "lexical", "MAX_CDS", "below"]
+__all__ = ["Plan", "plan_for", "context_of", "lexical", "MAX_CDS", "below", "PATHS", "WRITES",
+           "RUNS", "NETWORK", "SYSTEM", "SECRET"]
+
+# What the commands' effects hold (Plan.traits): each check skips a pass over the commands
+# for what none of them has.
+PATHS = 1  # some command reads, lists, searches or changes a path
+WRITES = 2  # some command writes, deletes or changes the mode of a path
+RUNS = 4  # some command runs something (another argv, code, its stdin …)
+NETWORK = 8
+SYSTEM = 16  # a system change (power, cron, disk tools …)
+SECRET = 32  # a program that prints a secret (env, gh auth token …)
+_CHANGES = (WRITE, DELETE, MODE)
 
 # more `cd`s than this before a command: where it runs is unknown (2**MAX_CDS places)
 MAX_CDS = 3
@@ -94,7 +106,7 @@ class Plan:
     """What one decision knows about a command (module docstring)."""
 
     __slots__ = ("analysis", "context", "home", "cwd", "explicit", "_bases", "memo",
-                 "_real_dirs", "_working", "_readlink")
+                 "_real_dirs", "_working", "_readlink", "_traits")
 
     def __init__(self, analysis: ShellAnalysis, context: PermissionContext,
                  explicit: bool) -> None:
@@ -108,6 +120,35 @@ class Plan:
         self._real_dirs: dict[str, str] = {}
         self._working: tuple[str, ...] | None = None
         self._readlink: Any = None  # the decision's local facts' readlink, on first need
+        self._traits = -1
+
+    def traits(self) -> int:
+        """The PATHS, WRITES, RUNS, NETWORK, SYSTEM and SECRET bits of the commands' effects,
+        found in one pass."""
+        found = self._traits
+        if found < 0:
+            found = 0
+            for command in self.analysis.records:
+                e = command.effects
+                if e is None:
+                    continue
+                if e.paths:
+                    found |= PATHS
+                    if not found & WRITES:
+                        for access in e.paths:
+                            if access.kind in _CHANGES:
+                                found |= WRITES
+                                break
+                if e.runs:
+                    found |= RUNS
+                if e.network:
+                    found |= NETWORK
+                if e.system:
+                    found |= SYSTEM
+                if e.secret:
+                    found |= SECRET
+            self._traits = found
+        return found
 
     # --- the file system, asked once per decision ----------------------------------------------
 
@@ -240,15 +281,17 @@ class Plan:
                 out.append(p)
         return out
 
-    def read_places(self, command: Command) -> list[str] | None:
-        """Where relative *reads* may resolve: the bases, plus the key directories when the
-        caller gave no context (the engine's read-only fast path), since the cwd is then a
-        guess."""
-        bases = self.bases(command)
+    def read_places(self, command: Command, bases: tuple[str, ...] | None = None
+                    ) -> Sequence[str] | None:
+        """Where relative *reads* may resolve: the bases (``bases``: already looked up), plus
+        the key directories when the caller gave no context (the engine's read-only fast
+        path), since the cwd is then a guess."""
         if bases is None:
-            return None
+            bases = self.bases(command)
+            if bases is None:
+                return None
         if self.explicit:
-            return list(bases)
+            return bases
         return list(bases) + existing_key_dirs(self.home)
 
 

@@ -21,12 +21,13 @@ import glob as _glob
 import os
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from typing import Sequence
 
 from ...permission import sensitive
 from ...shell.effects import LIST, READ, SEARCH
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import Plan, below, home_secret_dirs, lexical
+from .plan import PATHS, SECRET, Plan, below, home_secret_dirs, lexical
 
 __all__ = ["Finding", "secrets_of", "all_secrets", "key_handed_over", "secret_word",
            "read_verdict", "write_reason", "filter_selects_secret"]
@@ -99,13 +100,14 @@ def secret_word(word: Word, plan: Plan, command: Command, precise: bool = True,
     if value is None:
         return None
     home = plan.home
-    places = plan.read_places(command)
-    if places is None:
-        places = [plan.cwd]  # unknown: at least where we are
-    absolute = value.startswith("/") or (word.tilde and value.startswith("~"))
-    if absolute:
+    bases = plan.bases(command)
+    places: Sequence[str]
+    if bases is None:
+        places = bases = (plan.cwd,)  # unknown: at least where we are
+    else:
+        places = plan.read_places(command, bases) or bases
+    if value.startswith("/") or (word.tilde and value.startswith("~")):
         places = places[:1]
-    bases = plan.bases(command) or (plan.cwd,)
     for cwd in places:
         if word.kind == GLOB:
             hit = _secret_glob(value, word, cwd, plan, command, precise, guess)
@@ -307,7 +309,7 @@ def all_secrets(plan: Plan) -> list[Finding]:
     hit = plan.memo.get("all-secrets")
     if hit is None:
         hit = []
-        for command in plan.analysis.records:
+        for command in plan.analysis.records if plan.traits() & (PATHS | SECRET) else ():
             hit.extend(secrets_of(plan, command))
         plan.memo["all-secrets"] = hit
     return hit
@@ -316,6 +318,8 @@ def all_secrets(plan: Plan) -> list[Finding]:
 def key_handed_over(plan: Plan) -> Finding | None:
     """A key or credential file named in the arguments of a program the table does not know
     (``python x.py --key ~/.ssh/id_rsa``): a possible read the analysis reports as ``maybe``."""
+    if not plan.traits() & PATHS:
+        return None
     for command in plan.analysis.records:
         e = command.effects
         if e is None:
