@@ -80,24 +80,23 @@ class ShellAnalysis:
     code no command shows; ``too_complex``: a budget was exhausted; ``cds``: the directory
     words of every ``cd`` in order (a command's ``cds`` counts those before it)."""
 
-    __slots__ = ("command", "records", "written", "heredocs", "reasons", "unanalyzable",
-                 "opaque", "too_complex", "background", "multiline", "cds", "fork_bomb",
-                 "_budget_chars", "budget")
+    # flags and counts default at class level: one analysis is made per decision, and most
+    # set none of them (a plain class with few attributes set is quicker to build)
+    written = 0
+    unanalyzable = False
+    opaque = False
+    too_complex = False
+    background = False
+    multiline = False
+    fork_bomb = False
+    _budget_chars = MAX_INNER_CHARS
 
     def __init__(self, command: str) -> None:
         self.command = command
         self.records: list[Command] = []
-        self.written = 0
         self.heredocs: list = []
         self.reasons: list[str] = []
-        self.unanalyzable = False
-        self.opaque = False
-        self.too_complex = False
-        self.background = False
-        self.multiline = False
         self.cds: list[Word] = []
-        self.fork_bomb = False
-        self._budget_chars = MAX_INNER_CHARS
         self.budget = Budget(MAX_COMMANDS, MAX_WORDS)
 
     @property

@@ -51,10 +51,12 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for"
 _ODD_RE = re.compile(r"[@%:^]")
 
 # what a token is, by its first character
-_WORD, _DIGITS, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE = range(7)
+_WORD, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE = range(6)
 _KIND_OF = {
-    **{c: _WORD for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_./=,:+@%^~*?-"},
-    **{c: _DIGITS for c in "0123456789"},
+    # a plain word part (one starting with digits is not a redirection: that alternative
+    # comes first)
+    **{c: _WORD for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_./=,:+@%^~*?-"
+                         "0123456789"},
     " ": _BLANK, "\t": _BLANK, "|": _OPERATOR, ";": _OPERATOR, "&": _AMPERSAND,
     "<": _ANGLE, ">": _ANGLE, "'": _QUOTE, '"': _QUOTE,
 }
@@ -176,7 +178,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
     for blanks, redirect, target, token in pairs:
         if token:
             kind = kind_of.get(token[0])
-            part = kind == _WORD or kind == _DIGITS or (kind == _QUOTE and len(token) > 1)
+            part = kind == _WORD or (kind == _QUOTE and len(token) > 1)
         else:
             kind = None
             part = False
