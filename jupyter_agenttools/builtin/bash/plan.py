@@ -164,6 +164,14 @@ class Plan:
                 else False
         return found
 
+    def is_dir(self, path: str) -> bool:
+        """``os.path.isdir``: on this machine's facts, the decision's shared answer (the engine
+        asked about most resolved paths already)."""
+        if self._local_readlink():
+            facts = facts_for(self.context)
+            return facts.kind(path) == "dir"
+        return os.path.isdir(path)
+
     def realpath(self, path: str) -> str:
         """``os.path.realpath`` of an absolute, normalised path, component by component; the
         resolved prefixes are kept for this decision (the paths of a command share most of

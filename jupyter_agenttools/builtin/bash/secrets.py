@@ -27,7 +27,7 @@ from ...permission import sensitive
 from ...shell.effects import LIST, READ, SEARCH
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import PATHS, SECRET, Plan, below, home_secret_dirs, lexical
+from .plan import PATHS, SECRET, Plan, home_secret_dirs, lexical
 
 __all__ = ["Finding", "secrets_of", "all_secrets", "key_handed_over", "secret_word",
            "read_verdict", "write_reason", "filter_selects_secret"]
@@ -193,7 +193,7 @@ def _secret_glob(value: str, word: Word, cwd: str, plan: Plan, command: Command,
             return (f"{value} may match {name}: {hit[1]}", _credential(hit))
     # Expand the glob the way bash will (no dotfiles for `*`) and check every match.
     try:
-        names = _glob.glob1(base, segment) if os.path.isdir(base) else []
+        names = _glob.glob1(base, segment) if plan.is_dir(base) else []
     except (OSError, ValueError):
         names = []
     if len(names) > _MAX_GLOB:
@@ -219,21 +219,23 @@ def _secret_tree(word: Word, plan: Plan, command: Command, hidden: bool) -> Find
         if p is None or (cwd not in bases and not os.path.lexists(p)):
             continue
         for q in {p, plan.realpath(p)}:
+            under = q.rstrip("/") + "/"  # below(d, q): d is q or starts with this
             for d, secret_dir in home_secret_dirs(home):
-                if below(secret_dir, q):
+                if secret_dir == q or secret_dir.startswith(under):
                     return (f"searches {q}, which contains ~/{d}", True)
             for d in _SYSTEM_SECRETS:
-                if below(d, q):
+                if d == q or d.startswith(under):
                     return (f"searches {q}, which contains {d}", True)
             # a secret right inside the searched directory (a project's .env): plain ASK
             try:
-                names = os.listdir(q) if os.path.isdir(q) else []
+                names = os.listdir(q) if plan.is_dir(q) else []
             except OSError:
                 names = []
+            inside = q if q.endswith("/") else q + "/"  # os.path.join(q, name)
             for name in names[:_MAX_GLOB]:
                 if name.startswith(".") and not hidden:
                     continue
-                hit = read_verdict(os.path.join(q, name), home)
+                hit = read_verdict(inside + name, home)
                 if hit:
                     return (f"searches {q}, which holds {name}: {hit[1]}", False)
     return secret_word(word, plan, command, precise=True)
