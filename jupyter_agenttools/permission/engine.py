@@ -44,7 +44,6 @@ from .types import (
     PermissionDecision,
     PermissionMode,
     PermissionRule,
-    TraceStep,
 )
 
 if TYPE_CHECKING:
@@ -61,6 +60,10 @@ ToolResolver = Callable[[str], "Tool | None"]
 ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
 PASSTHROUGH = PermissionBehavior.PASSTHROUGH
 _STEP_NO = {name: i + 1 for i, name in enumerate(STEPS)}
+#: the detail of the steps a decision did not reach
+_DECIDED_AT = {name: f"decided at step {i + 1} ({name})" for i, name in enumerate(STEPS)}
+#: one trace entry as the engine keeps it: (step, outcome, detail); TraceStep when read
+_Step = tuple[str, str, str]
 
 
 class _RuleIndex:
@@ -72,6 +75,8 @@ class _RuleIndex:
         self._servers: dict[PermissionBehavior, dict[str, list[PermissionRule]]] = {
             DENY: {}, ASK: {}, ALLOW: {}}
         self._memo: dict[tuple[PermissionBehavior, str], list[PermissionRule]] = {}
+        self._families: dict[tuple[PermissionBehavior, str],
+                             tuple[dict[str, list[PermissionRule]], int]] = {}
         self.count = {DENY: 0, ASK: 0, ALLOW: 0}
         for r in rules:
             self._by[r.behavior].setdefault(r.tool, []).append(r)
@@ -89,6 +94,18 @@ class _RuleIndex:
                 if server != name:
                     found.extend(self._servers[behavior].get(server, ()))
             self._memo[key] = found
+        return found
+
+    def families(self, behavior: PermissionBehavior, name: str
+                 ) -> tuple[dict[str, list[PermissionRule]], int]:
+        """The family rules (Read, Edit, Write) of ``behavior`` by family name, and how many of
+        them are not ``name``'s own."""
+        key = (behavior, name)
+        found = self._families.get(key)
+        if found is None:
+            table = {family: self.lookup(behavior, family) for family in RULE_FAMILIES}
+            others = sum(len(v) for family, v in table.items() if family != name)
+            found = self._families[key] = (table, others)
         return found
 
 
@@ -491,7 +508,7 @@ class PermissionEngine:
     def _evaluate(self, tool: "Tool", tool_input: Mapping[str, Any],
                   context: PermissionContext) -> PermissionDecision:
         policy = MODE_TABLE[context.mode]
-        trace: list[TraceStep] = []
+        trace: list[_Step] = []  # (step, outcome, detail): TraceSteps only when read
         try:
             return self._steps(tool, tool_input, context, policy, trace)
         except DeveloperOrientedException:
@@ -510,6 +527,8 @@ class PermissionEngine:
         effects describe the whole call). Returns (rule, rules looked at, what matched)."""
         index = self._index
         assert index is not None
+        if not index.count[behavior]:
+            return None, 0, ""  # no rule of this behavior anywhere (the usual deny/ask case)
         own = index.lookup(behavior, tool.name)
         count = len(own)
         for r in own:
@@ -526,8 +545,8 @@ class PermissionEngine:
                 return first, count, f"matched {first.text} with the other allow rules"
         if not effects:
             return None, count, ""
-        families = {name: index.lookup(behavior, name) for name in RULE_FAMILIES}
-        count += sum(len(v) for name, v in families.items() if name != tool.name)
+        families, others = index.families(behavior, tool.name)
+        count += others
         if behavior is ALLOW:
             if not getattr(tool, "effects_complete", False):
                 return None, count, ""
@@ -548,7 +567,7 @@ class PermissionEngine:
         return None, count, ""
 
     def _steps(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
-               policy: ModePolicy, trace: list[TraceStep]) -> PermissionDecision:
+               policy: ModePolicy, trace: list[_Step]) -> PermissionDecision:
         name = tool.name
         mode = policy.mode.value
 
@@ -559,36 +578,36 @@ class PermissionEngine:
         if hit is not None:
             effect, target, why = hit
             verdict = policy.protected
-            trace.append(TraceStep("deny_rules", verdict.value,
+            trace.append(("deny_rules", verdict.value,
                                    f"protected: {why} ({effect.kind} of {target.physical})"))
             return self._done(verdict, "deny_rules", trace, tool, f"protected: {why}",
                               f"Permission to use {name} was denied: {why}. No mode or rule "
                               f"allows this.", bypass_immune=True)
         rule, n, matched = self._first_match(DENY, tool, tool_input, context, effects)
         if rule is not None:
-            trace.append(TraceStep("deny_rules", "deny", matched))
+            trace.append(("deny_rules", "deny", matched))
             return self._done(DENY, "deny_rules", trace, tool,
                               f"denied by rule {rule.text}",
                               f"Permission to use {name} was denied by rule {rule.text}.",
                               rule=rule)
-        trace.append(TraceStep("deny_rules", "no match", f"{n} deny rule(s) for {name}"))
+        trace.append(("deny_rules", "no match", f"{n} deny rule(s) for {name}"))
 
         # 2. ask rules
         rule, n, matched = self._first_match(ASK, tool, tool_input, context, effects)
         if rule is not None:
             verdict = policy.ask_rule
             if verdict is ASK:
-                trace.append(TraceStep("ask_rules", "ask", matched))
+                trace.append(("ask_rules", "ask", matched))
                 return self._done(ASK, "ask_rules", trace, tool, f"ask rule {rule.text}",
                                   f"Permission required for {name} (rule {rule.text}).",
                                   rule=rule, tool_input=tool_input, context=context)
-            trace.append(TraceStep("ask_rules", verdict.value,
+            trace.append(("ask_rules", verdict.value,
                                    f"{matched}; {mode} turns ASK into {verdict.value}"))
             return self._done(verdict, "ask_rules", trace, tool,
                               f"ask rule {rule.text}; {mode} mode: no one to answer",
                               f"Permission to use {name} was denied: rule {rule.text} requires "
                               f"asking, and no one can answer in {mode} mode.", rule=rule)
-        trace.append(TraceStep("ask_rules", "no match", f"{n} ask rule(s) for {name}"))
+        trace.append(("ask_rules", "no match", f"{n} ask rule(s) for {name}"))
 
         # what the effects alone require: a safety ASK (a secret read, a write outside the
         # working directories, a file that runs code later) that no tool check may lift
@@ -599,15 +618,15 @@ class PermissionEngine:
         if safety is None and (
                 is_read_only(tool_input, context=context) if _read_only_takes_context(tool)
                 else is_read_only(tool_input)):
-            trace.append(TraceStep("read_only", "allow", "the call cannot change anything"))
+            trace.append(("read_only", "allow", "the call cannot change anything"))
             return self._done(ALLOW, "read_only", trace, tool, "read-only call",
                               f"Permission granted for {name} (read-only).")
-        trace.append(TraceStep("read_only", "no", "not a read-only call"))
+        trace.append(("read_only", "no", "not a read-only call"))
 
         # 4. the tool's own check
         remembered: tuple[PermissionDecision, PermissionBehavior] | None = None
         if not policy.tool_check:
-            trace.append(TraceStep("tool_check", "skipped", f"not called in {mode} mode"))
+            trace.append(("tool_check", "skipped", f"not called in {mode} mode"))
         else:
             d = tool.check_permissions(tool_input, context)
             if not isinstance(d, PermissionDecision):
@@ -617,17 +636,17 @@ class PermissionEngine:
                 d = safety  # the tool may not lift what its effects require
             b = d.behavior
             if b is ALLOW or b is DENY:
-                trace.append(TraceStep("tool_check", b.value, d.reason or d.message))
+                trace.append(("tool_check", b.value, d.reason or d.message))
                 return self._done(b, "tool_check", trace, tool, d.reason or d.message,
                                   d.message or d.reason, bypass_immune=d.bypass_immune)
             if b is ASK:
                 ask_verdict = policy.safety_ask if d.bypass_immune else policy.plain_ask
                 kind = "safety ASK" if d.bypass_immune else "ASK"
                 if ask_verdict is None:
-                    trace.append(TraceStep("tool_check", "ignored",
+                    trace.append(("tool_check", "ignored",
                                            f"{kind} ignored in {mode} mode: {d.reason}"))
                 elif d.bypass_immune:
-                    trace.append(TraceStep("tool_check", ask_verdict.value,
+                    trace.append(("tool_check", ask_verdict.value,
                                            f"safety ASK (allow rules cannot silence it): "
                                            f"{d.reason}"))
                     if ask_verdict is ASK:
@@ -639,24 +658,24 @@ class PermissionEngine:
                                       f"{d.message or d.reason} (no one can answer in {mode} "
                                       f"mode).", bypass_immune=True)
                 else:
-                    trace.append(TraceStep("tool_check", "ask",
+                    trace.append(("tool_check", "ask",
                                            f"{d.reason}; an allow rule may still allow it"))
                     remembered = (d, ask_verdict)
             else:
-                trace.append(TraceStep("tool_check", "passthrough", d.reason or "no opinion"))
+                trace.append(("tool_check", "passthrough", d.reason or "no opinion"))
 
         # 5. allow rules
         if not policy.allow_rules:
-            trace.append(TraceStep("allow_rules", "not consulted", f"{mode} mode"))
+            trace.append(("allow_rules", "not consulted", f"{mode} mode"))
         else:
             rule, n, matched = self._first_match(ALLOW, tool, tool_input, context, effects)
             if rule is not None:
-                trace.append(TraceStep("allow_rules", "allow", matched))
+                trace.append(("allow_rules", "allow", matched))
                 return self._done(ALLOW, "allow_rules", trace, tool,
                                   f"allowed by rule {rule.text}",
                                   f"Permission granted for {name} by rule {rule.text}.",
                                   rule=rule)
-            trace.append(TraceStep("allow_rules", "no match", f"{n} allow rule(s) for {name}"))
+            trace.append(("allow_rules", "no match", f"{n} allow rule(s) for {name}"))
 
         if remembered is not None:  # the tool's plain ASK stands
             d, verdict = remembered
@@ -672,7 +691,7 @@ class PermissionEngine:
 
         # 6. fallback
         fb = policy.fallback
-        trace.append(TraceStep("fallback", fb.value, policy.fallback_reason))
+        trace.append(("fallback", fb.value, policy.fallback_reason))
         if fb is ALLOW:
             message = f"Permission granted for {name} ({mode} mode)."
         elif fb is ASK:
@@ -684,20 +703,17 @@ class PermissionEngine:
         return self._done(fb, "fallback", trace, tool, policy.fallback_reason, message,
                           tool_input=tool_input if useful else None, context=context)
 
-    def _done(self, behavior: PermissionBehavior, step: str, trace: list[TraceStep],
+    def _done(self, behavior: PermissionBehavior, step: str, trace: list[_Step],
               tool: "Tool", reason: str, message: str, *, rule: PermissionRule | None = None,
               bypass_immune: bool = False, tool_input: Mapping[str, Any] | None = None,
               context: PermissionContext | None = None, offered: Sequence[Any] = ()
               ) -> PermissionDecision:
-        """Finish a decision: fill the steps not reached, attach suggestions when a rule could
-        change the outcome (a non-safety ASK, or dont_ask's DENY of one)."""
-        n = _STEP_NO[step]
-        for later in STEPS[len(trace):]:
-            trace.append(TraceStep(later, "skipped", f"decided at step {n} ({step})"))
-        decision = PermissionDecision(behavior, message=message, reason=reason,
-                                      bypass_immune=bypass_immune, step=step, rule=rule,
-                                      rule_source=rule.source if rule is not None else None,
-                                      trace=trace)
+        """Finish a decision: the trace (the steps not reached are filled in when it is read),
+        suggestions when a rule could change the outcome (a non-safety ASK, or dont_ask's DENY
+        of one)."""
+        decision = PermissionDecision(behavior, message, reason, bypass_immune, step, rule,
+                                      rule.source if rule is not None else None)
+        decision.trace_later(trace, _DECIDED_AT[step])
         if tool_input is not None and not bypass_immune and context is not None:
             # built when first read, with this decision's memo (the tool's analysis is reused)
             # and the rules in force at the decision
@@ -728,21 +744,21 @@ class PermissionEngine:
         return suggestions
 
     @staticmethod
-    def _error(policy: ModePolicy, step: str, exc: Exception, trace: list[TraceStep],
+    def _error(policy: ModePolicy, step: str, exc: Exception, trace: list[_Step],
                tool: "Tool") -> PermissionDecision:
         what = f"{type(exc).__name__}: {exc}"
         verdict = policy.on_error
         trace = list(trace[: _STEP_NO.get(step, len(STEPS)) - 1])
         if step in _STEP_NO:
-            trace.append(TraceStep(step, verdict.value, f"error: {what}"))
+            trace.append((step, verdict.value, f"error: {what}"))
             n = _STEP_NO[step]
         else:
             n = len(trace)
-        for later in STEPS[len(trace):]:
-            trace.append(TraceStep(later, "skipped", f"stopped by an error at {step}"))
         name = getattr(tool, "name", "?")
-        return PermissionDecision(
+        decision = PermissionDecision(
             verdict, reason=f"the permission check failed at {step}: {what}",
             message=f"Permission for {name} could not be checked ({what}); "
                     + ("asking instead." if verdict is ASK else "denied."),
-            bypass_immune=True, step=step if n else None, trace=trace)
+            bypass_immune=True, step=step if n else None)
+        decision.trace_later(trace, f"stopped by an error at {step}")
+        return decision

@@ -13,26 +13,47 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["default_user_dir", "default_managed_path", "MANAGED_DEFAULT"]
+__all__ = ["default_user_dir", "default_managed_path", "default_managed_file",
+           "environment_key", "MANAGED_DEFAULT"]
 
 MANAGED_DEFAULT = "/etc/agenttools/managed-settings.json"
 
 # What jupyter_core.paths.jupyter_config_dir() reads (with HOME for the home folder).
 _USER_DIR_ENV = ("AGENTTOOLS_USER_DIR", "JUPYTER_NO_CONFIG", "JUPYTER_CONFIG_DIR",
                  "JUPYTER_PLATFORM_DIRS", "XDG_CONFIG_HOME", "HOME")
+_MANAGED_ENV = "AGENTTOOLS_MANAGED_SETTINGS"
+_ENV_NAMES = (*_USER_DIR_ENV, _MANAGED_ENV)
+# os.environ keeps its values in ``_data`` under encoded keys; ``os.environ.get`` of a missing
+# variable raises and catches a KeyError inside (about 2 us). The key of the caches below is
+# read straight from that dict (what ``os.environ[...] = v`` and ``del`` update at once), so a
+# change is still seen at the next call; the answers themselves come from ``os.environ``.
+_encode = getattr(os.environ, "encodekey", None)
+_ENV_KEYS = tuple(_encode(name) for name in _ENV_NAMES) if _encode is not None else None
 
-_user_dirs: dict[tuple[str | None, ...], Path] = {}
-_managed_paths: dict[str | None, Path] = {}
+_user_dirs: dict[tuple[object, ...], Path] = {}
+_managed_paths: dict[object, tuple[Path, str]] = {}
 
 
-def default_user_dir() -> Path:
-    """``$AGENTTOOLS_USER_DIR``, else ``<jupyter config dir>/agenttools``."""
+def environment_key() -> tuple[object, ...]:
+    """The raw values of the variables the default locations depend on (user directory first,
+    the managed file last): equal keys, equal locations."""
+    data = getattr(os.environ, "_data", None)
+    if _ENV_KEYS is not None and type(data) is dict:
+        return tuple(map(data.get, _ENV_KEYS))
     environ = os.environ
-    key = tuple(environ.get(name) for name in _USER_DIR_ENV)
+    return tuple(map(environ.get, _ENV_NAMES))
+
+
+def default_user_dir(key: tuple[object, ...] | None = None) -> Path:
+    """``$AGENTTOOLS_USER_DIR``, else ``<jupyter config dir>/agenttools``. ``key``: the
+    :func:`environment_key` the caller already has."""
+    if key is None:
+        key = environment_key()
     found = _user_dirs.get(key)
     if found is None:
-        if key[0]:
-            found = Path(key[0]).expanduser()
+        user_dir = os.environ.get("AGENTTOOLS_USER_DIR")
+        if user_dir:
+            found = Path(user_dir).expanduser()
         else:
             # jupyter_core is imported only when needed: `agenttools hook` starts without it
             from jupyter_core.paths import jupyter_config_dir
@@ -44,13 +65,23 @@ def default_user_dir() -> Path:
     return found
 
 
-def default_managed_path() -> Path:
-    """``$AGENTTOOLS_MANAGED_SETTINGS``, else /etc/agenttools/managed-settings.json."""
-    env = os.environ.get("AGENTTOOLS_MANAGED_SETTINGS") or None
-    found = _managed_paths.get(env)
+def _managed(key: tuple[object, ...] | None) -> tuple[Path, str]:
+    raw = (environment_key() if key is None else key)[-1]
+    found = _managed_paths.get(raw)
     if found is None:
-        found = Path(env).expanduser() if env else Path(MANAGED_DEFAULT)
+        env = os.environ.get(_MANAGED_ENV) or None
+        path = Path(env).expanduser() if env else Path(MANAGED_DEFAULT)
         if len(_managed_paths) > 64:
             _managed_paths.clear()
-        _managed_paths[env] = found
+        found = _managed_paths[raw] = (path, str(path))
     return found
+
+
+def default_managed_path(key: tuple[object, ...] | None = None) -> Path:
+    """``$AGENTTOOLS_MANAGED_SETTINGS``, else /etc/agenttools/managed-settings.json."""
+    return _managed(key)[0]
+
+
+def default_managed_file(key: tuple[object, ...] | None = None) -> str:
+    """:func:`default_managed_path` as a string (what the lock-down stats every decision)."""
+    return _managed(key)[1]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import ModeUnavailable
-from .locations import default_managed_path
+from .locations import default_managed_file
 from .settings_file import parse as parse_file
 from .settings_file import read_text
 from .types import PermissionMode, PermissionRule
@@ -113,18 +113,28 @@ class Lockdown:
 NO_LOCKDOWN = Lockdown()
 
 _CACHE: dict[str, tuple[Any, Lockdown]] = {}
+_EFFECTIVE_IDS = os.access in os.supports_effective_ids
+
+
+def _exists(path: str) -> bool:
+    """Whether there is anything at ``path`` for this process (its effective ids, as os.stat
+    sees it). A NUL in the path raises ValueError, as os.stat did."""
+    return os.access(path, os.F_OK, effective_ids=_EFFECTIVE_IDS)
 
 
 def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
     """The lock-down of the managed file (default location or ``$AGENTTOOLS_MANAGED_SETTINGS``),
     re-read when it changes (a stat). A broken managed file is a SettingsError: an
     administrator's file that cannot be read is not silently ignored."""
-    key = os.fspath(path) if path is not None else str(default_managed_path())
-    try:
-        st = os.stat(key)
-        signature: Any = (st.st_mtime_ns, st.st_size, st.st_ino)
-    except OSError:
-        signature = None
+    key = os.fspath(path) if path is not None else default_managed_file()
+    signature: Any = None
+    # most machines have no managed file: access() says so without the cost of an OSError
+    if _exists(key):
+        try:
+            st = os.stat(key)
+            signature = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            pass
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == signature:
         return cached[1]

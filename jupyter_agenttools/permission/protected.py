@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .facts import PathFacts, ResolvedPath, facts_for, working_dirs
-from .locations import default_managed_path, default_user_dir
+from .locations import default_managed_file, default_user_dir, environment_key
 from .memo import current_memo
 from .patterns import compile_glob
 
@@ -111,21 +111,32 @@ def _below(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _default_user_dir() -> str | None:
-    try:
-        return str(default_user_dir())
-    except Exception:  # no jupyter_core config dir: the ~/.jupyter entry still applies
-        return None
+_LOCATIONS: dict[tuple[object, ...], list[tuple[str, str]]] = {}
 
 
 def _location_words(context: "PermissionContext") -> list[tuple[str, str]]:
-    out = [(_default_user_dir(),
-            "the agent's user settings: an agent must not change its own permissions"),
-           (str(default_managed_path()), "the agent's managed settings")]
+    """The settings locations (not resolved): from environment variables and the project root
+    alone, so kept per process keyed by both (a changed variable is a new key)."""
+    environment = environment_key()
+    key = (environment, context.project_root)
+    found = _LOCATIONS.get(key)
+    if found is not None:
+        return found
+    try:
+        user_dir: str | None = str(default_user_dir(environment))
+    except Exception:  # no jupyter_core config dir: the ~/.jupyter entry still applies
+        user_dir = None
+    out = [(user_dir, "the agent's user settings: an agent must not change its own permissions"),
+           (default_managed_file(environment), "the agent's managed settings")]
     if context.project_root:
         out.append((context.project_root.rstrip("/") + "/.agenttools",
                     "the project's agent settings and audit log (.agenttools)"))
-    return [(path, what) for path, what in out if path]
+    found = [(path, what) for path, what in out if path]
+    if user_dir is not None:  # (a failure is retried next time, as before)
+        if len(_LOCATIONS) > 64:  # a process that keeps changing its environment
+            _LOCATIONS.clear()
+        _LOCATIONS[key] = found
+    return found
 
 
 def location_words(context: "PermissionContext") -> list[str]:

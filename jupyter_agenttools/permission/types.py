@@ -256,6 +256,12 @@ class PermissionDecision:
         person, and suggesting (e.g. Bash's rule per sub-command) costs as much as deciding."""
         self.__dict__["_suggest_later"] = compute
 
+    def trace_later(self, steps: list[tuple[str, str, str]], skipped: str) -> None:
+        """Build ``trace`` only when first read, from ``(step, outcome, detail)`` tuples; the
+        steps not reached are filled in as "skipped" with the detail ``skipped``. The engine
+        decides far more often than anyone reads a trace (six TraceStep objects a decision)."""
+        self.__dict__["_trace_later"] = (steps, skipped)
+
 
 def _get_suggestions(self: PermissionDecision) -> list[PermissionRule]:
     compute = self.__dict__.pop("_suggest_later", None)
@@ -269,10 +275,28 @@ def _set_suggestions(self: PermissionDecision, value: list[PermissionRule]) -> N
     self.__dict__["_suggestions"] = value
 
 
-# a property over the dataclass field: __init__, replace(), ==, repr and to_dict() all go
-# through it, so a lazily built list looks exactly like one given at construction
+def _get_trace(self: PermissionDecision) -> list[TraceStep]:
+    state = self.__dict__
+    later = state.get("_trace_later")
+    if later is not None:  # built, then published, then the recipe dropped: thread-safe
+        steps, skipped = later
+        trace = [TraceStep(step, outcome, detail) for step, outcome, detail in steps]
+        trace.extend(TraceStep(step, "skipped", skipped) for step in STEPS[len(trace):])
+        state["_trace"] = trace
+        state.pop("_trace_later", None)
+    return state["_trace"]
+
+
+def _set_trace(self: PermissionDecision, value: list[TraceStep]) -> None:
+    self.__dict__.pop("_trace_later", None)
+    self.__dict__["_trace"] = value
+
+
+# properties over the dataclass fields: __init__, replace(), ==, repr and to_dict() all go
+# through them, so a lazily built list looks exactly like one given at construction
 PermissionDecision.suggestions = property(  # type: ignore[assignment]
     _get_suggestions, _set_suggestions)
+PermissionDecision.trace = property(_get_trace, _set_trace)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
