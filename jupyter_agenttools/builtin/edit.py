@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
+from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend
 from .read import FileToolMixin, path_word
@@ -12,7 +13,6 @@ from .write import require_fresh_read, short_diff, write_and_remember
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
-    from ..permission.effects import PathEffect
     from ..permission.types import PermissionContext
 
 __all__ = ["Edit"]
@@ -49,8 +49,6 @@ class Edit(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
-        from ..permission.effects import PathEffect
-
         return [PathEffect("write", path_word(self.name, tool_input, "file_path"))]
 
     async def call(self, file_path: str, old_string: str, new_string: str,

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
+from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import GLOB_CHARS, ToolBackend, glob_regex, list_files, split_glob
 from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
-    from ..permission.effects import PathEffect
     from ..permission.types import PermissionContext
 
 __all__ = ["Glob"]
@@ -62,7 +62,6 @@ class Glob(FileToolMixin, Tool):
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
         """One search: of the folder the pattern can reach from ``path`` (default the cwd)."""
-        from ..permission.effects import PathEffect
         from ..permission.paths import glob_reach_word
 
         pattern = path_word(self.name, tool_input, "pattern")

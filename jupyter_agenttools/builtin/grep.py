@@ -14,13 +14,13 @@ import uuid
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
+from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend, glob_regex, list_files
 from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, ExecResult
-    from ..permission.effects import PathEffect
     from ..permission.types import PermissionContext
 
 __all__ = ["Grep"]
@@ -135,8 +135,6 @@ class Grep(FileToolMixin, Tool):
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
         """One search of ``path`` (a file or a folder; default the cwd) and what is below it."""
-        from ..permission.effects import PathEffect
-
         pattern = tool_input.get("pattern")
         if not isinstance(pattern, str) or pattern == "":
             raise ValueError(f"{self.name}: 'pattern' must be a non-empty string, got "

@@ -7,13 +7,21 @@ import contextlib
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
+from ..permission.effects import (
+    PathEffect,
+    check_effect,
+    check_effects,
+    effect_matches,
+    effects_of,
+    is_family_rule,
+)
+from ..permission.types import PermissionBehavior, PermissionDecision
 from ..tools.base import Tool, ToolChunk, text_block
 from ._files import ToolBackend
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
-    from ..permission.effects import PathEffect
-    from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
+    from ..permission.types import PermissionContext, PermissionRule
 
 __all__ = ["Read", "FileToolMixin", "path_word"]
 
@@ -79,9 +87,6 @@ class FileToolMixin:
         and the engine's step 4 (``check_permissions``) decides."""
         if not self.read_only or context is None:  # type: ignore[attr-defined]
             return False
-        from ..permission.effects import check_effect, effects_of
-        from ..permission.types import PermissionBehavior
-
         try:
             effects = effects_of(self, tool_input or {}, context)  # type: ignore[arg-type]
         except ValueError:
@@ -92,9 +97,6 @@ class FileToolMixin:
 
     def check_permissions(self, tool_input: Mapping[str, Any],
                           context: "PermissionContext") -> "PermissionDecision":
-        from ..permission.effects import check_effects, effects_of
-        from ..permission.types import PermissionDecision
-
         try:
             effects = effects_of(self, tool_input, context)  # type: ignore[arg-type]
         except ValueError as exc:
@@ -103,9 +105,6 @@ class FileToolMixin:
 
     def match_rule(self, rule: "PermissionRule", tool_input: Mapping[str, Any],
                    context: "PermissionContext") -> bool:
-        from ..permission.effects import effect_matches, effects_of, is_family_rule
-        from ..permission.types import PermissionBehavior
-
         if is_family_rule(rule):
             try:
                 effects = effects_of(self, tool_input, context)  # type: ignore[arg-type]
@@ -160,8 +159,6 @@ class Read(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
-        from ..permission.effects import PathEffect
-
         return [PathEffect("read", path_word(self.name, tool_input, "file_path"))]
 
     async def call(self, file_path: str, offset: int | None = None,

@@ -6,13 +6,13 @@ import difflib
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
+from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend
 from .read import FileToolMixin, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, FileStat
-    from ..permission.effects import PathEffect
     from ..permission.types import PermissionContext
 
 __all__ = ["Write", "require_fresh_read", "short_diff"]
@@ -85,8 +85,6 @@ class Write(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
-        from ..permission.effects import PathEffect
-
         return [PathEffect("write", path_word(self.name, tool_input, "file_path"))]
 
     async def call(self, file_path: str, content: str) -> ToolChunk:

@@ -260,11 +260,17 @@ def strictest(decisions: Sequence[PermissionDecision]) -> PermissionDecision:
             best = d
     if best.behavior in (PermissionBehavior.ASK, PermissionBehavior.PASSTHROUGH) \
             and not best.bypass_immune:
-        merged: list[PermissionRule] = []
-        for d in decisions:
-            if d.behavior is best.behavior:
-                merged.extend(r for r in d.suggestions if r not in merged)
-        if merged != best.suggestions:
-            best = PermissionDecision(best.behavior, best.message, best.reason,
-                                      best.bypass_immune, suggestions=merged)
+        same = [d for d in decisions if d.behavior is best.behavior]
+        if len(same) > 1:  # (one alone: its suggestions as they are, one rule at most)
+            merged = PermissionDecision(best.behavior, best.message, best.reason,
+                                        best.bypass_immune)
+            merged.suggest_later(lambda: _merged_suggestions(same))  # when first read
+            return merged
     return best
+
+
+def _merged_suggestions(decisions: Sequence[PermissionDecision]) -> list[PermissionRule]:
+    merged: list[PermissionRule] = []
+    for d in decisions:
+        merged.extend(r for r in d.suggestions if r not in merged)
+    return merged

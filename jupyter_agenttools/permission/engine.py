@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from ..errors import DeveloperOrientedException, SettingsError
 from .effects import (
@@ -569,7 +569,7 @@ class PermissionEngine:
     def _steps(self, tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
                policy: ModePolicy, trace: list[_Step]) -> PermissionDecision:
         name = tool.name
-        mode = policy.mode.value
+        mode = policy.mode._value_  # (the enum's .value is a slow descriptor)
 
         effects = effects_of(tool, tool_input, context)
 
@@ -578,8 +578,8 @@ class PermissionEngine:
         if hit is not None:
             effect, target, why = hit
             verdict = policy.protected
-            trace.append(("deny_rules", verdict.value,
-                                   f"protected: {why} ({effect.kind} of {target.physical})"))
+            trace.append(("deny_rules", verdict._value_,
+                          f"protected: {why} ({effect.kind} of {target.physical})"))
             return self._done(verdict, "deny_rules", trace, tool, f"protected: {why}",
                               f"Permission to use {name} was denied: {why}. No mode or rule "
                               f"allows this.", bypass_immune=True)
@@ -601,8 +601,8 @@ class PermissionEngine:
                 return self._done(ASK, "ask_rules", trace, tool, f"ask rule {rule.text}",
                                   f"Permission required for {name} (rule {rule.text}).",
                                   rule=rule, tool_input=tool_input, context=context)
-            trace.append(("ask_rules", verdict.value,
-                                   f"{matched}; {mode} turns ASK into {verdict.value}"))
+            trace.append(("ask_rules", verdict._value_,
+                          f"{matched}; {mode} turns ASK into {verdict._value_}"))
             return self._done(verdict, "ask_rules", trace, tool,
                               f"ask rule {rule.text}; {mode} mode: no one to answer",
                               f"Permission to use {name} was denied: rule {rule.text} requires "
@@ -636,7 +636,7 @@ class PermissionEngine:
                 d = safety  # the tool may not lift what its effects require
             b = d.behavior
             if b is ALLOW or b is DENY:
-                trace.append(("tool_check", b.value, d.reason or d.message))
+                trace.append(("tool_check", b._value_, d.reason or d.message))
                 return self._done(b, "tool_check", trace, tool, d.reason or d.message,
                                   d.message or d.reason, bypass_immune=d.bypass_immune)
             if b is ASK:
@@ -644,11 +644,11 @@ class PermissionEngine:
                 kind = "safety ASK" if d.bypass_immune else "ASK"
                 if ask_verdict is None:
                     trace.append(("tool_check", "ignored",
-                                           f"{kind} ignored in {mode} mode: {d.reason}"))
+                                  f"{kind} ignored in {mode} mode: {d.reason}"))
                 elif d.bypass_immune:
-                    trace.append(("tool_check", ask_verdict.value,
-                                           f"safety ASK (allow rules cannot silence it): "
-                                           f"{d.reason}"))
+                    trace.append(("tool_check", ask_verdict._value_,
+                                  f"safety ASK (allow rules cannot silence it): "
+                                  f"{d.reason}"))
                     if ask_verdict is ASK:
                         return self._done(ASK, "tool_check", trace, tool, d.reason,
                                           d.message or d.reason, bypass_immune=True)
@@ -659,7 +659,7 @@ class PermissionEngine:
                                       f"mode).", bypass_immune=True)
                 else:
                     trace.append(("tool_check", "ask",
-                                           f"{d.reason}; an allow rule may still allow it"))
+                                  f"{d.reason}; an allow rule may still allow it"))
                     remembered = (d, ask_verdict)
             else:
                 trace.append(("tool_check", "passthrough", d.reason or "no opinion"))
@@ -682,16 +682,16 @@ class PermissionEngine:
             if verdict is ASK:
                 return self._done(ASK, "tool_check", trace, tool, d.reason,
                                   d.message or d.reason, tool_input=tool_input, context=context,
-                                  offered=d.suggestions)
+                                  offered=d)
             return self._done(verdict, "tool_check", trace, tool,
                               f"{d.reason}; {mode} mode: no one to answer",
                               f"Permission to use {name} was denied: {d.message or d.reason} "
                               f"(no one can answer in {mode} mode).",
-                              tool_input=tool_input, context=context, offered=d.suggestions)
+                              tool_input=tool_input, context=context, offered=d)
 
         # 6. fallback
         fb = policy.fallback
-        trace.append(("fallback", fb.value, policy.fallback_reason))
+        trace.append(("fallback", fb._value_, policy.fallback_reason))
         if fb is ALLOW:
             message = f"Permission granted for {name} ({mode} mode)."
         elif fb is ASK:
@@ -706,8 +706,8 @@ class PermissionEngine:
     def _done(self, behavior: PermissionBehavior, step: str, trace: list[_Step],
               tool: "Tool", reason: str, message: str, *, rule: PermissionRule | None = None,
               bypass_immune: bool = False, tool_input: Mapping[str, Any] | None = None,
-              context: PermissionContext | None = None, offered: Sequence[Any] = ()
-              ) -> PermissionDecision:
+              context: PermissionContext | None = None,
+              offered: PermissionDecision | None = None) -> PermissionDecision:
         """Finish a decision: the trace (the steps not reached are filled in when it is read),
         suggestions when a rule could change the outcome (a non-safety ASK, or dont_ask's DENY
         of one)."""
@@ -724,13 +724,14 @@ class PermissionEngine:
 
     @staticmethod
     def _suggest(tool: "Tool", tool_input: Mapping[str, Any], context: PermissionContext,
-                 offered: Sequence[Any], memo: dict[Any, Any] | None = None,
+                 offered: PermissionDecision | None, memo: dict[Any, Any] | None = None,
                  index: _RuleIndex | None = None) -> list[PermissionRule]:
         try:
-            if offered:
-                raw = list(offered)
-            else:
-                with decision_scope(memo):
+            with decision_scope(memo):
+                # the tool check's own suggestions (built when first read, like these), else
+                # the tool's
+                raw = list(offered.suggestions) if offered is not None else []
+                if not raw:
                     raw = tool.suggest_rules(tool_input, context)
         except DeveloperOrientedException:
             raise

@@ -85,9 +85,32 @@ class PathFacts:
         return resolver.locate(word, None if base is None else tuple(base), self.cwd,
                                self.home, self.users, self.readlink)
 
+    def _directory(self, absolute: str) -> tuple[str, int, str]:
+        """The walk's state after the absolute directory ``absolute`` (:func:`resolver.walk`),
+        kept for the life of these facts: the paths of one decision mostly sit in the same few
+        directories (the cwd), which are then walked once."""
+        cache: dict[str, tuple[str, int, str]] = self.__dict__.setdefault("_directories", {})
+        found = cache.get(absolute)
+        if found is None:
+            pending = resolver.split_components(absolute)
+            pending.reverse()
+            found = cache[absolute] = resolver.walk("", 0, pending, self.readlink)
+        return found
+
+    def _resolve(self, absolute: str, follow_last: bool = True) -> tuple[str, str]:
+        """:func:`resolver.resolve` of ``absolute``, its directory walked once per facts."""
+        head, _, name = absolute.rpartition("/")
+        if head and name and name != "." and name != "..":
+            current, links, status = self._directory(head)
+            if status == "ok":
+                current, links, status = resolver.walk(current, links, [name], self.readlink,
+                                                       follow_last)
+                return current or "/", status
+        return resolver.resolve(absolute, self.readlink, follow_last)
+
     def resolve_absolute(self, absolute: str, follow_last: bool = True,
                          word: str | None = None) -> ResolvedPath:
-        physical, status = resolver.resolve(absolute, self.readlink, follow_last)
+        physical, status = self._resolve(absolute, follow_last)
         kind = self.kind(physical)
         return ResolvedPath(word if word is not None else absolute, physical,
                             resolver.lexical_join("/", absolute), kind is not None,
@@ -124,7 +147,7 @@ class PathFacts:
         found = cache.get(path)
         if found is None:
             absolute = self.locate(path, ())
-            found = path if absolute is None else resolver.resolve(absolute, self.readlink)[0]
+            found = path if absolute is None else self._resolve(absolute)[0]
             cache[path] = found
         return found
 
@@ -241,14 +264,19 @@ def facts_for(context: Any) -> PathFacts:
     facts = getattr(context, "facts", None)
     if facts is not None:
         return facts
-    key = (_MEMO_KEY, context.cwd, context.home)
     memo = current_memo()
-    if memo is not None:
-        found = memo.get(key)
-        if found is None:
-            found = memo[key] = LocalFacts(context.cwd, context.home)
-        return found
-    return LocalFacts(context.cwd, context.home)
+    cwd, home = context.cwd, context.home
+    if memo is None:
+        return LocalFacts(cwd, home)
+    last = memo.get(_MEMO_KEY)  # (cwd, home, facts) last asked for: nearly always the one
+    if last is not None and last[0] == cwd and last[1] == home:
+        return last[2]
+    key = (_MEMO_KEY, cwd, home)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = LocalFacts(cwd, home)
+    memo[_MEMO_KEY] = (cwd, home, found)
+    return found
 
 
 def working_dirs(context: Any) -> tuple[str, ...]:

@@ -65,8 +65,16 @@ def default_user_dir(key: tuple[object, ...] | None = None) -> Path:
     return found
 
 
+def _managed_raw() -> object:
+    """The raw value of $AGENTTOOLS_MANAGED_SETTINGS (the last item of environment_key())."""
+    data = getattr(os.environ, "_data", None)
+    if _ENV_KEYS is not None and type(data) is dict:
+        return data.get(_ENV_KEYS[-1])
+    return os.environ.get(_MANAGED_ENV)
+
+
 def _managed(key: tuple[object, ...] | None) -> tuple[Path, str]:
-    raw = (environment_key() if key is None else key)[-1]
+    raw = _managed_raw() if key is None else key[-1]
     found = _managed_paths.get(raw)
     if found is None:
         env = os.environ.get(_MANAGED_ENV) or None

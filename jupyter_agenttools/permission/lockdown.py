@@ -74,6 +74,9 @@ class Lockdown:
         return None
 
     def allows(self, mode: PermissionMode | str) -> bool:
+        if type(mode) is PermissionMode and not self.disable_bypass \
+                and self.allowed_modes is None:
+            return True  # nothing forbidden (asked once a decision: no message built)
         return self.why_not(mode) is None
 
     def check_mode(self, mode: PermissionMode | str) -> PermissionMode:

@@ -40,7 +40,8 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from .facts import ResolvedPath, facts_for, working_dirs
+from .facts import LocalFacts, ResolvedPath, facts_for, working_dirs
+from .memo import current_memo, decision_scope
 from .patterns import pattern_globs, target_matches
 from .protected import protected_reason
 from .sensitive import (
@@ -272,9 +273,9 @@ def check_read_resolved(target: ResolvedPath, context: "PermissionContext",
             f"{tool_name} of {_shown(target)} may reveal a secret: {secret[1]}", safety=True)
     if any(_below(target.physical, d) for d in working_dirs(context)):
         return PermissionDecision.allow(f"{target.physical} is inside a working directory")
-    return PermissionDecision.ask(
-        f"{tool_name} of {target.physical}: outside the working directories",
-        suggestions=_suggest_resolved(tool_name, target, context, kind == "search"))
+    return _suggesting(PermissionDecision.ask(
+        f"{tool_name} of {target.physical}: outside the working directories"),
+        tool_name, target, context, kind == "search")
 
 
 def check_read(path: object, context: "PermissionContext",
@@ -329,9 +330,9 @@ def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
     if context.mode is PermissionMode.ACCEPT_EDITS:
         return PermissionDecision.allow(f"accept_edits: {target.physical} is inside a working "
                                         "directory")
-    return PermissionDecision.passthrough(
-        f"{tool_name} of {target.physical} (inside the working directories)",
-        suggestions=_suggest_resolved(tool_name, target, context, False))
+    return _suggesting(PermissionDecision.passthrough(
+        f"{tool_name} of {target.physical} (inside the working directories)"),
+        tool_name, target, context, False)
 
 
 def check_write(path: object, context: "PermissionContext",
@@ -390,6 +391,25 @@ def suggest_path_rules(tool_name: str, path: object,
         return []
     return _suggest_resolved(tool_name, target, context,
                              tool_name in ("Glob", "Grep") and target.is_dir)
+
+
+def _suggesting(decision: PermissionDecision, tool_name: str, target: ResolvedPath,
+                context: "PermissionContext", is_dir: bool) -> PermissionDecision:
+    """``decision`` with the rule :func:`_suggest_resolved` offers, built when first read (most
+    decisions are never shown to anyone), on this decision's facts (its memo re-opened). Only
+    for this machine's facts, which never raise: a backend's prefetched facts may lack an
+    answer, and that must show in the decision, as it did when the rule was made at once."""
+    memo = current_memo()
+    if memo is None or type(facts_for(context)) is not LocalFacts:
+        decision.suggestions = _suggest_resolved(tool_name, target, context, is_dir)
+        return decision
+
+    def suggest() -> list[PermissionRule]:
+        with decision_scope(memo):
+            return _suggest_resolved(tool_name, target, context, is_dir)
+
+    decision.suggest_later(suggest)
+    return decision
 
 
 def _suggest_resolved(tool_name: str, target: ResolvedPath, context: "PermissionContext",

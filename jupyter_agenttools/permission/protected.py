@@ -20,6 +20,7 @@ Used by the file tools now and by the Bash tool through its effects.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -98,13 +99,32 @@ SYSTEM_TREES: dict[str, str] = {
 
 
 @lru_cache(maxsize=64)
-def _compiled(home: str) -> tuple[tuple[object, str], ...]:
+def _compiled(home: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     out = []
     for entry in PROTECTED:
         glob = home.rstrip("/") + entry.pattern[1:] if entry.pattern.startswith("~/") \
             else entry.pattern
         out.append((compile_glob(glob, True), entry.reason))
     return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _any_entry(home: str) -> re.Pattern[str] | None:
+    """One regex matching what any entry of :data:`PROTECTED` matches (each is anchored at both
+    ends, all with the same flags): most paths are in none, and one match is then enough."""
+    entries = _compiled(home)
+    flags = {regex.flags for regex, _ in entries}
+    if len(flags) != 1:  # pragma: no cover - compile_glob gives every broad glob the same
+        return None
+    bodies = "|".join("(?:" + _GROUP.sub("(?:", regex.pattern) + ")" for regex, _ in entries)
+    try:
+        return re.compile(bodies, flags.pop())
+    except re.error:  # pragma: no cover - each body compiled on its own
+        return None
+
+
+# the named groups of pathspec's regexes (the same name in several entries)
+_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 
 def _below(path: str, folder: str) -> bool:
@@ -164,21 +184,29 @@ def protected_reason(kind: str, recursive: bool, target: ResolvedPath,
     facts = facts_for(context)
     # asked twice per write of a decision (the tier itself, then the effect's own policy)
     memo = current_memo()
-    key = ("agenttools.protected", kind, recursive, target, context, id(facts))
-    if memo is not None and key in memo:
-        return memo[key][0]
+    # what the answer depends on (the target's two spellings; the context by identity: one
+    # decision asks with one context object, and hashing it costs more than the check)
+    key = ("agenttools.protected", kind, recursive, target.physical, target.lexical,
+           id(context), id(facts))
+    if memo is not None:
+        known = memo.get(key)
+        if known is not None:
+            return known[0]
     found = _protected_reason(kind, recursive, target, context, facts)
     if memo is not None:
-        memo[key] = (found, facts)  # the facts are kept so that their id is not reused
+        memo[key] = (found, context, facts)  # both kept so that their ids are not reused
     return found
 
 
 def _protected_reason(kind: str, recursive: bool, target: ResolvedPath,
                       context: "PermissionContext", facts: PathFacts) -> str | None:
     home = facts.home
+    anywhere = _any_entry(home)
     for path in {target.physical, target.lexical}:
+        if anywhere is not None and anywhere.match(path) is None:
+            continue
         for regex, reason in _compiled(home):
-            if regex.match(path):  # type: ignore[attr-defined]
+            if regex.match(path):
                 return reason
     for location, what in _settings_locations(context):
         if _below(target.physical, location):

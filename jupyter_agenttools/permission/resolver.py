@@ -64,8 +64,16 @@ def resolve(path, readlink, follow_last=True):
     if path.endswith("/") and pending:
         follow_last = True
     pending.reverse()  # the next component is the last item
-    current = ""  # the physical path so far ("" is "/"); no symlink in it
-    links = 0
+    current, _, status = walk("", 0, pending, readlink, follow_last)
+    return current or "/", status
+
+
+def walk(current, links, pending, readlink, follow_last=True):
+    """The walk of :func:`resolve` from a state: ``current`` the physical path so far ("" is
+    "/"; no symlink in it), ``links`` the symlinks followed to get there, ``pending`` the
+    components still to walk, the next one last (the list is consumed). Returns ``(current,
+    links, status)``; the state after a directory's components is the state the walk of any
+    path below it passes through, so a caller may keep it and walk only the rest."""
     while pending:
         name = pending.pop()
         if name == "..":
@@ -81,11 +89,11 @@ def resolve(path, readlink, follow_last=True):
             continue
         links += 1
         if links > MAX_LINKS:
-            return candidate + "".join("/" + c for c in reversed(pending)), "loop"
+            return candidate + "".join("/" + c for c in reversed(pending)), links, "loop"
         if target.startswith("/"):
             current = ""
         pending.extend(reversed(split_components(target)))
-    return current or "/", "ok"
+    return current, links, "ok"
 
 
 def expand_word(word, home, users):

@@ -198,7 +198,7 @@ class TraceStep:
         return {"step": self.step, "outcome": self.outcome, "detail": self.detail}
 
 
-@dataclass
+@dataclass(init=False)
 class PermissionDecision:
     """What a tool check or the engine concluded.
 
@@ -215,6 +215,25 @@ class PermissionDecision:
     rule_source: str | None = None
     suggestions: list[PermissionRule] = field(default_factory=list)
     trace: list[TraceStep] = field(default_factory=list)
+
+    def __init__(self, behavior: PermissionBehavior, message: str = "", reason: str = "",
+                 bypass_immune: bool = False, step: str | None = None,
+                 rule: PermissionRule | None = None, rule_source: str | None = None,
+                 suggestions: list[PermissionRule] | None = None,
+                 trace: list[TraceStep] | None = None):
+        # what the generated __init__ did (the fields, a new list for each list not given),
+        # written straight to the instance: suggestions and trace are properties (built when
+        # first read) and a decision is made several times per engine decision
+        state = self.__dict__
+        state["behavior"] = behavior
+        state["message"] = message
+        state["reason"] = reason
+        state["bypass_immune"] = bypass_immune
+        state["step"] = step
+        state["rule"] = rule
+        state["rule_source"] = rule_source
+        state["_suggestions"] = [] if suggestions is None else suggestions
+        state["_trace"] = [] if trace is None else trace
 
     @property
     def is_safety_ask(self) -> bool:

@@ -106,7 +106,7 @@ class Plan:
     """What one decision knows about a command (module docstring)."""
 
     __slots__ = ("analysis", "context", "home", "cwd", "explicit", "_bases", "memo",
-                 "_real_dirs", "_working", "_readlink", "_traits")
+                 "_real_dirs", "_working", "_readlink", "_traits", "_spelled", "_paths")
 
     def __init__(self, analysis: ShellAnalysis, context: PermissionContext,
                  explicit: bool) -> None:
@@ -121,6 +121,9 @@ class Plan:
         self._working: tuple[str, ...] | None = None
         self._readlink: Any = None  # the decision's local facts' readlink, on first need
         self._traits = -1
+        self._spelled: tuple[str, ...] | None = None
+        # paths() by (word value, ~ expanded, number of cds before): all it depends on
+        self._paths: dict[tuple[str, bool, int], list[str] | None] = {}
 
     def traits(self) -> int:
         """The PATHS, WRITES, RUNS, NETWORK, SYSTEM and SECRET bits of the commands' effects,
@@ -228,14 +231,20 @@ class Plan:
     def working_directories(self) -> tuple[str, ...]:
         if self._working is None:
             found: dict[str, None] = {}
-            for absolute in _spelled_working(self.context):
+            for absolute in self._spelled_working():
                 found.setdefault(self.realpath(absolute), None)
             self._working = tuple(found)
         return self._working
 
+    def _spelled_working(self) -> tuple[str, ...]:
+        found = self._spelled
+        if found is None:
+            found = self._spelled = _spelled_working(self.context)
+        return found
+
     def inside(self, path: str) -> bool:
         """Is ``path`` (absolute, normalised), symlinks resolved, inside a working directory?"""
-        if path in _spelled_working(self.context):
+        if path in self._spelled_working():
             return True  # spelled as a working directory: it resolves to one (no question)
         real = self.realpath(path)
         return any(below(real, d) for d in self.working_directories())
@@ -271,10 +280,20 @@ class Plan:
         return tuple(places)
 
     def paths(self, word: Word, command: Command) -> list[str] | None:
-        """The absolute paths ``word`` may name for ``command`` (None: unknown)."""
-        if word.value is None:
+        """The absolute paths ``word`` may name for ``command`` (None: unknown); the same
+        list for every caller of this decision (not to be changed)."""
+        value = word.value
+        if value is None:
             return None
-        if word.value.startswith("/") or (word.tilde and word.value.startswith("~")):
+        key = (value, word.tilde, command.cds)
+        found = self._paths.get(key, False)
+        if found is False:
+            found = self._paths[key] = self._compute_paths(word, command)
+        return found  # type: ignore[return-value]
+
+    def _compute_paths(self, word: Word, command: Command) -> list[str] | None:
+        value = word.value or ""
+        if value.startswith("/") or (word.tilde and value.startswith("~")):
             p = lexical(word, self.cwd, self.home)
             return [p] if p is not None else None
         bases = self.bases(command)

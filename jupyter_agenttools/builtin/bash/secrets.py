@@ -312,7 +312,9 @@ def all_secrets(plan: Plan) -> list[Finding]:
     if hit is None:
         hit = []
         for command in plan.analysis.records if plan.traits() & (PATHS | SECRET) else ():
-            hit.extend(secrets_of(plan, command))
+            e = command.effects
+            if e is not None and (e.paths or e.secret):  # else secrets_of finds nothing
+                hit.extend(secrets_of(plan, command))
         plan.memo["all-secrets"] = hit
     return hit
 
