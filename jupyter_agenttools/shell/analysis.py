@@ -80,24 +80,23 @@ class ShellAnalysis:
     code no command shows; ``too_complex``: a budget was exhausted; ``cds``: the directory
     words of every ``cd`` in order (a command's ``cds`` counts those before it)."""
 
-    __slots__ = ("command", "records", "written", "heredocs", "reasons", "unanalyzable",
-                 "opaque", "too_complex", "background", "multiline", "cds", "fork_bomb",
-                 "_budget_chars", "budget")
+    # flags and counts default at class level: one analysis is made per decision, and most
+    # set none of them (a plain class with few attributes set is quicker to build)
+    written = 0
+    unanalyzable = False
+    opaque = False
+    too_complex = False
+    background = False
+    multiline = False
+    fork_bomb = False
+    _budget_chars = MAX_INNER_CHARS
 
     def __init__(self, command: str) -> None:
         self.command = command
         self.records: list[Command] = []
-        self.written = 0
         self.heredocs: list = []
         self.reasons: list[str] = []
-        self.unanalyzable = False
-        self.opaque = False
-        self.too_complex = False
-        self.background = False
-        self.multiline = False
         self.cds: list[Word] = []
-        self.fork_bomb = False
-        self._budget_chars = MAX_INNER_CHARS
         self.budget = Budget(MAX_COMMANDS, MAX_WORDS)
 
     @property
@@ -200,17 +199,26 @@ def analyze(command: object) -> ShellAnalysis:
             commands, _, too_complex = found
             if too_complex:
                 _too_complex(out, too_complex)
+            simple = True
             for index, cmd in enumerate(commands):
                 cmd.index = index
-                cmd.effects = _effects(cmd)
+                e = cmd.effects = _effects(cmd, plain=True)
+                if e.runs or e.cwd is not None:
+                    simple = False
+                else:
+                    cmd.read_only = e.read_only  # what _finish decides for it
             out.records = commands
+            out.written = len(commands)
+            if not simple:  # a command runs code or changes directory
+                _expand(out)
+                _finish(out)
         else:
             syntax = parse_commands(command, budget=out.budget)
             out.multiline = syntax.multiline
             _absorb(out, syntax, 0)
-        out.written = len(out.records)
-        _expand(out)
-        _finish(out)
+            out.written = len(out.records)
+            _expand(out)
+            _finish(out)
         if _fork_bomb(command):
             out.fork_bomb = True
         return out
@@ -255,7 +263,8 @@ def _too_complex(out: ShellAnalysis, why: str) -> None:
     out.reason(f"the command is too complex to analyse ({why})")
 
 
-def _effects(cmd: Command) -> Effects:
+def _effects(cmd: Command, plain: bool = False) -> Effects:
+    """The effects of one command; ``plain``: made by the fast path (no word has variables)."""
     kind = cmd.kind
     argv = cmd.argv
     if kind == "command":
@@ -295,6 +304,8 @@ def _effects(cmd: Command) -> Effects:
         # a path inside an awk or interpreter program): possible reads the permission layer
         # checks for keys and credentials
         maybe_reads(argv, e, detail="guess")
+    if plain:
+        return e
     variables: list[str] = []
     for w in argv:
         if w.vars:

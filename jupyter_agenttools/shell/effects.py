@@ -110,7 +110,7 @@ class Effects:
         return self
 
     def add(self, kind: str, word: Word, **kw) -> None:
-        self.paths.append(Access(kind, word, **kw))
+        self.paths.append(Access(kind, word, **kw) if kw else Access(kind, word))
 
     def writes(self) -> list[Access]:
         return [a for a in self.paths if a.kind in (WRITE, DELETE, MODE)]

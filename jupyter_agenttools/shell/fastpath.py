@@ -25,17 +25,24 @@ __all__ = ["plain_commands", "plain_command_list"]
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./=,:+ \t|;&-]*\Z")
 _SPLIT = re.compile(r"(\|\||&&|\||;)")
-# the blanks before a token, then the token: the alternatives, in order, of a token, any
-# other character but a blank (the fast path ends there), or the end of the text. A token
-# never starts with a blank, so the blanks are never given back (nothing backtracks).
+# The blanks before a token, then the token: a redirection operator with, when it is one
+# plain word right after it (not starting with `~` or `-`, which need a closer look, and not
+# followed by more of the word), its target; or any other token: an operator, a plain or
+# quoted word part, any other character but a blank (the fast path ends there), the end of
+# the text. No two alternatives start alike (a plain word may start with digits only when
+# no redirection operator follows them), so the order is the tokenizer's of old. A token
+# never starts with a blank, so the blanks are never given back; a target gives back at most
+# its own characters once (linear).
 _TOKENS = re.compile(
     r"([ \t]*)"
-    r"(\|\||&&|[|;]"
-    r"|[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>"
+    r"(?:((?:[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>))"
+    r"((?![0-9]*(?:>|<(?!>)))"  # digits before an operator are the next redirection's
+    r"[A-Za-z0-9_./=,:+@%^*?][A-Za-z0-9_./=,:+@%^~*?-]*(?![A-Za-z0-9_./=,:+@%^~*?'\"-])|)"
+    r"|(\|\||&&|[|;]"
     r"|[A-Za-z0-9_./=,:+@%^~*?-]+"
     r"|'[^'\n]*'"
     r"|\"[^\"$`\\\n!]*\""
-    r"|[^ \t]|\Z)")
+    r"|[^ \t]|\Z))")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "in", "function", "coproc", "{", "}",
@@ -44,14 +51,15 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for"
 _ODD_RE = re.compile(r"[@%:^]")
 
 # what a token is, by its first character
-_WORD, _DIGITS, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE = range(7)
+_WORD, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE = range(6)
 _KIND_OF = {
-    **{c: _WORD for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_./=,:+@%^~*?-"},
-    **{c: _DIGITS for c in "0123456789"},
+    # a plain word part (one starting with digits is not a redirection: that alternative
+    # comes first)
+    **{c: _WORD for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_./=,:+@%^~*?-"
+                         "0123456789"},
     " ": _BLANK, "\t": _BLANK, "|": _OPERATOR, ";": _OPERATOR, "&": _AMPERSAND,
     "<": _ANGLE, ">": _ANGLE, "'": _QUOTE, '"': _QUOTE,
 }
-_REDIRECT_ENDS = frozenset("<>&|")
 
 
 def plain_commands(text: str, budget: Budget | None = None) -> Syntax | None:
@@ -167,11 +175,10 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
     word_quoted = word_glob = False
     kind_of = _KIND_OF
     position = 0
-    for blanks, token in pairs:
+    for blanks, redirect, target, token in pairs:
         if token:
             kind = kind_of.get(token[0])
-            part = kind == _WORD or (kind == _DIGITS and token[-1] not in _REDIRECT_ENDS) or \
-                (kind == _QUOTE and len(token) > 1)
+            part = kind == _WORD or (kind == _QUOTE and len(token) > 1)
         else:
             kind = None
             part = False
@@ -233,33 +240,42 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
                         word_glob = True
             position += len(token)
             continue
-        if not token:
-            break  # the end of the text
-        start = position
-        position += len(token)
-        if kind == _DIGITS or kind == _ANGLE or (kind == _AMPERSAND and token != "&&"):
-            if token == "&" or (token == "<" and text.startswith(">", position)):
-                _use(budget, words_used, commands_used)
-                return None  # not a token: `&`, `<>`
+        if redirect:
+            start = position
+            position += len(redirect)
             if redirect_op is not None:
                 _use(budget, words_used, commands_used)
                 return None  # `> >x`
-            if kind == _DIGITS:
+            if redirect[0] in "0123456789":
                 if start > 0 and text[start - 1] not in " \t|;&":
-                    # `a2>x`: the digits belong to the word before
+                    # `a'b'2>x`: the digits belong to the word before
                     _use(budget, words_used, commands_used)
                     return None
-                digits = len(token) - len(token.lstrip("0123456789"))
-                redirect_fd = token[:digits]
-                redirect_op = token[digits:]
+                digits = len(redirect) - len(redirect.lstrip("0123456789"))
+                redirect_fd = redirect[:digits]
+                redirect_op = redirect[digits:]
             else:
-                redirect_op = token
+                redirect_op = redirect
             if statement_start < 0:
                 statement_start = start
+            if target:  # a plain word: read here, as the word loop above would
+                words_used += 1
+                if words_used > word_room:
+                    _use(budget, words_used, commands_used, "too many words")
+                    return [], 0, budget.exceeded
+                redirects.append(Redirect(redirect_op, Word(
+                    target, target, GLOB if "*" in target or "?" in target else LITERAL, (),
+                    False, False, False), redirect_fd))
+                redirect_op = redirect_fd = None
+                position += len(target)
+                statement_end = position
             continue
-        if kind != _OPERATOR and kind != _AMPERSAND:
+        if not token:
+            break  # the end of the text
+        position += len(token)
+        if kind != _OPERATOR and token != "&&":
             _use(budget, words_used, commands_used)
-            return None  # a character the path lacks
+            return None  # not a token here: `&`, `<>`, a character the path lacks
         # an operator ends the statement
         if redirect_op is not None:
             _use(budget, words_used, commands_used)

@@ -367,9 +367,28 @@ class _Walker:
         commands = self.out.commands
         idx = len(commands)
         self.budget.command()
-        cmd = Command(argv, self.source, node.start_byte, node.end_byte,
-                      redirects=redirects, nesting=nest | self.nesting, parent=parent,
-                      pipeline=pipe, kind=kind, via=self.via, depth=self.depth)
+        # what Command(...) builds, without its keyword parsing
+        cmd = _new_object(Command)
+        cmd.argv = argv
+        cmd.assignments = []
+        cmd.redirects = redirects if redirects is not None else []
+        cmd.source = self.source
+        cmd.start = node.start_byte
+        cmd.end = node.end_byte
+        cmd.children = []
+        nest |= self.nesting
+        if nest:
+            cmd.nesting = nest
+        if parent is not None:
+            cmd.parent = parent
+        if pipe is not None:
+            cmd.pipeline = pipe
+        if kind != "command":
+            cmd.kind = kind
+        if self.via is not None:
+            cmd.via = self.via
+        if self.depth:
+            cmd.depth = self.depth
         commands.append(cmd)
         return cmd, idx
 
@@ -562,8 +581,9 @@ class _Walker:
                 out.reason('locale-translated string $"…"')
             elif kind in ("==", "=~", "!="):
                 cmd.argv.append(Word(kind, kind))  # bash passes them as words
-        for extra in self.trailing.pop(node.id, ()):
-            cmd.argv.append(self._word(extra, nested))
+        if self.trailing:
+            for extra in self.trailing.pop(node.id, ()):
+                cmd.argv.append(self._word(extra, nested))
         self._push_nested(nested, nest, idx, stack)
 
     def _single_test(self, node, nest, parent, redirs, pipe, stack) -> None:
@@ -785,12 +805,19 @@ class _Walker:
         ``$VAR`` outside an assignment is a reason: its value is split and globbed."""
         self.budget.word()
         kind = node.type
-        text = self.text(node)
-        if text.startswith(("~-", "~+")) and not assignment:
+        source = self.source
+        if source.ascii:
+            text = source.text[node.start_byte:node.end_byte]
+        else:
+            text = source.slice(node.start_byte, node.end_byte)
+        if text[:1] == "~" and text.startswith(("~-", "~+")) and not assignment:
             # `~-` is $OLDPWD (inherited from the kernel's environment), `~+` is $PWD: both
             # are decided at run time
             return Word(text, None)
         if kind == "word":
+            if "\\" not in text:  # unescape_word, without a call
+                return Word(text, text, GLOB if "*" in text or "?" in text or "[" in text
+                            else LITERAL)
             value, glob = unescape_word(text)
             return Word(text, value, GLOB if glob else LITERAL)
         if kind == "number":

@@ -86,7 +86,7 @@ class Word:
 
 def literal(value: str) -> Word:
     """A word whose text and value are ``value`` (used for words the analysis derives)."""
-    return Word(value, value, LITERAL, tilde=False)
+    return Word(value, value, LITERAL, (), False, False, False)
 
 
 def _tilde_prefix_unquoted(text: str) -> bool:
@@ -100,7 +100,7 @@ def _tilde_prefix_unquoted(text: str) -> bool:
 def unescape_word(text: str) -> tuple[str, bool]:
     """Remove backslash escapes from an unquoted word; report unescaped glob characters."""
     if "\\" not in text:
-        return text, any(c in _GLOB_CHARS for c in text)
+        return text, "*" in text or "?" in text or "[" in text  # _GLOB_CHARS
     out: list[str] = []
     glob = False
     i = 0

@@ -64,12 +64,13 @@ def program_name(word: Word | None) -> str | None:
     (``./ls``, ``/tmp/x/ls``) are returned as they are; None when decided at run time."""
     if word is None or word.kind != LITERAL:
         return None
-    v = word.value or ""  # a LITERAL word has a value
-    if "/" in v:
-        for d in SYSTEM_BIN_DIRS:
-            if v.startswith(d) and "/" not in v[len(d):] and v[len(d):]:
-                return v[len(d):]
-    return v
+    value = word.value or ""  # a LITERAL word has a value
+    if "/" in value:
+        for directory in SYSTEM_BIN_DIRS:
+            rest = value[len(directory):]
+            if value.startswith(directory) and "/" not in rest and rest:
+                return rest
+    return value
 
 
 _KNOWN = frozenset(TABLE) | frozenset(SYSTEM) | frozenset(_SPECIAL) | frozenset(FILES) | \
@@ -117,33 +118,33 @@ def classify(argv: list[Word]) -> Effects:
             return foreign
         argv = [literal(name)] + argv[1:]
     handler = _HANDLERS.get(name)
-    e: Effects | None = None
+    effects: Effects | None = None
     if handler is not None:
         if name == "command" and len(argv) > 1 and argv[1].value in ("-v", "-V", "-pv", "-pV"):
-            e = command_query(argv)
+            effects = command_query(argv)
         else:
-            e = handler(argv)
+            effects = handler(argv)
     elif name.startswith("mkfs"):
-        e = disk_tool(argv)
+        effects = disk_tool(argv)
     else:
-        e = runner_effects(argv)
-    if e is None:
-        e = Effects(False, f"{name} is not in the read-only table")
-        _maybe_reads(argv, e)
+        effects = runner_effects(argv)
+    if effects is None:
+        effects = Effects(False, f"{name} is not in the read-only table")
+        _maybe_reads(argv, effects)
     if name in _PRINTER_NAMES or name.startswith("docker-credential-"):
-        if not e.secret:
-            e.secret = secret_printer(argv)
-            if e.secret:
-                e.no(e.secret)
-    if name in _SYSTEM_NAMES and not e.system:
-        e.system = system_change(argv)
-    return e
+        if not effects.secret:
+            effects.secret = secret_printer(argv)
+            if effects.secret:
+                effects.no(effects.secret)
+    if name in _SYSTEM_NAMES and not effects.system:
+        effects.system = system_change(argv)
+    return effects
 
 
 def read_only_programs() -> frozenset[str]:
     """The programs some argv of which is read-only (the table proper)."""
     return frozenset(TABLE) | frozenset(SYSTEM) | frozenset(_SPECIAL) | {"env"} | \
-        frozenset(name for name, w in WRAPPERS.items() if w.transparent) | {"xargs"}
+        frozenset(name for name, word in WRAPPERS.items() if word.transparent) | {"xargs"}
 
 
 def vetoed_options() -> dict[str, frozenset[str]]:

@@ -86,56 +86,56 @@ def tar(argv: list[Word]) -> Effects:
                 rebuilt.append(words[k])
                 k += 1
         words = rebuilt + words[k:]
-    s = scan([argv[0]] + words, _TAR, 1)
-    e = Effects(True, "tar -t lists an archive")
-    if s.problems:
-        e.no(f"tar {s.problems[0]}")
-    if s.loose:
-        e.no(f"tar: the word {s.loose[0].text[:40]!r} may become an option")
-    mode = {f.option.tag for f in s.found} & {"list", "extract", "create"}
-    archives = [f.word for f in s.tagged("archive")]
-    directory = next((f.word for f in reversed(s.tagged("directory"))), None)
-    for f in s.found:
-        option = f.option
+    parsed = scan([argv[0]] + words, _TAR, 1)
+    effects = Effects(True, "tar -t lists an archive")
+    if parsed.problems:
+        effects.no(f"tar {parsed.problems[0]}")
+    if parsed.loose:
+        effects.no(f"tar: the word {parsed.loose[0].text[:40]!r} may become an option")
+    mode = {found.option.tag for found in parsed.found} & {"list", "extract", "create"}
+    archives = [found.word for found in parsed.tagged("archive")]
+    directory = next((found.word for found in reversed(parsed.tagged("directory"))), None)
+    for found in parsed.found:
+        option = found.option
         if option.effect == "runs":
-            e.runs.append(Run(CODE, "tar", language="program", source=f.value))
-            e.no(f"tar {option.name}: {option.reason}")
+            effects.runs.append(Run(CODE, "tar", language="program", source=found.value))
+            effects.no(f"tar {option.name}: {option.reason}")
         elif option.effect == "veto":
-            e.no(f"tar {option.name}: {option.reason}")
-        elif option.effect == "reads" and f.word is not None:
-            e.add(READ, f.word)
-        elif option.effect == "writes" and f.word is not None:
-            e.add(WRITE, f.word)
-            e.no(f"tar {option.name}: {option.reason}")
-    for w in archives:
-        if w is None:
+            effects.no(f"tar {option.name}: {option.reason}")
+        elif option.effect == "reads" and found.word is not None:
+            effects.add(READ, found.word)
+        elif option.effect == "writes" and found.word is not None:
+            effects.add(WRITE, found.word)
+            effects.no(f"tar {option.name}: {option.reason}")
+    for word in archives:
+        if word is None:
             continue
-        if w.kind == DYNAMIC:
-            e.no("the archive name is decided at run time")
-        elif ":" in (w.value or "") and not s.has("--force-local"):
-            e.no("a host:file archive runs a remote shell")
-            e.network = "tar reaches a remote archive through rsh/ssh"
+        if word.kind == DYNAMIC:
+            effects.no("the archive name is decided at run time")
+        elif ":" in (word.value or "") and not parsed.has("--force-local"):
+            effects.no("a host:file archive runs a remote shell")
+            effects.network = "tar reaches a remote archive through rsh/ssh"
     if "create" in mode:
-        e.no("tar -c/-r/-u writes an archive")
-        for w in archives:
-            if w is not None and w.value != "-":
-                e.add(WRITE, w)
-        for w in s.operands:
-            e.add(READ, w)
+        effects.no("tar -c/-r/-u writes an archive")
+        for word in archives:
+            if word is not None and word.value != "-":
+                effects.add(WRITE, word)
+        for word in parsed.operands:
+            effects.add(READ, word)
     elif "extract" in mode:
-        e.no("tar -x writes the archive's files")
-        for w in archives:
-            if w is not None and w.value != "-":
-                e.add(READ, w)
+        effects.no("tar -x writes the archive's files")
+        for word in archives:
+            if word is not None and word.value != "-":
+                effects.add(READ, word)
         target = directory if directory is not None else literal(".")
-        e.add(WRITE, target, recursive=True)
+        effects.add(WRITE, target, recursive=True)
     elif "list" in mode:
-        for w in archives:
-            if w is not None and w.value != "-":
-                e.add(READ, w)
+        for word in archives:
+            if word is not None and word.value != "-":
+                effects.add(READ, word)
     else:
-        e.no("tar only lists with -t/--list; other modes write files")
-    return e
+        effects.no("tar only lists with -t/--list; other modes write files")
+    return effects
 
 
 _UNZIP_LIST = frozenset("lvtZz")
@@ -145,38 +145,38 @@ _UNZIP_OK = frozenset("lvtZzqhmsTM1")
 def unzip(argv: list[Word]) -> Effects:
     """unzip's own parser: letters after one dash; ``-l``/``-v``/``-t``/``-Z`` list or test;
     ``-d DIR`` and ``-x`` lists take words; anything else extracts."""
-    e = Effects(True, "unzip -l/-v/-t lists or tests an archive")
+    effects = Effects(True, "unzip -l/-v/-t lists or tests an archive")
     letters: set[str] = set()
     operands: list[Word] = []
     directory: Word | None = None
     words = argv[1:]
     i = 0
     while i < len(words):
-        w = words[i]
+        word = words[i]
         i += 1
-        v = w.value or ""
-        if w.kind == DYNAMIC:
-            e.no("an argument decided at run time")
+        value = word.value or ""
+        if word.kind == DYNAMIC:
+            effects.no("an argument decided at run time")
             continue
-        if v.startswith("-") and len(v) > 1:
-            for letter in v[1:]:
+        if value.startswith("-") and len(value) > 1:
+            for letter in value[1:]:
                 if letter == "d":
                     if i < len(words):
                         directory = words[i]
                         i += 1
                     continue
                 if letter not in _UNZIP_OK:
-                    e.no(f"unzip -{letter} is not a listing option")
+                    effects.no(f"unzip -{letter} is not a listing option")
                 letters.add(letter)
             continue
-        operands.append(w)
+        operands.append(word)
     listing = bool(letters & _UNZIP_LIST)
     if operands:
-        e.add(READ, operands[0])
+        effects.add(READ, operands[0])
     if not listing:
-        e.no("unzip without -l/-v/-t extracts files")
-        e.add(WRITE, directory if directory is not None else literal("."), recursive=True)
-    return e
+        effects.no("unzip without -l/-v/-t extracts files")
+        effects.add(WRITE, directory if directory is not None else literal("."), recursive=True)
+    return effects
 
 
 _ = (OPTIONAL,)

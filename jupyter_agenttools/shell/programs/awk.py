@@ -55,28 +55,28 @@ _NAME_CHARS = _NAME_START | frozenset("0123456789")
 def program_problem(program: str) -> str | None:
     """Why an awk program may run commands, write files or print the environment (or can't
     be understood); None when it only reads its input and prints."""
-    n = len(program)
+    count = len(program)
     i = 0
     previous = ""      # last significant character (regex or division?)
     depth = 0          # parentheses
     statement = None   # ("print", depth) or ("getline", depth) while inside one
-    while i < n:
-        c = program[i]
-        if c == '"':
+    while i < count:
+        char = program[i]
+        if char == '"':
             j = i + 1
-            while j < n and program[j] != '"':
+            while j < count and program[j] != '"':
                 if program[j] == "\n":
                     return "the awk program has an unterminated string"
                 j += 2 if program[j] == "\\" else 1
-            if j >= n:
+            if j >= count:
                 return "the awk program has an unterminated string"
             i = j + 1
             previous = '"'
             continue
-        if c == "/" and (previous == "" or previous in _REGEX_BEFORE):
+        if char == "/" and (previous == "" or previous in _REGEX_BEFORE):
             j = i + 1
             in_class = False
-            while j < n and (program[j] != "/" or in_class):
+            while j < count and (program[j] != "/" or in_class):
                 if program[j] == "\n":
                     return "the awk program has an unterminated regular expression"
                 if program[j] == "[":
@@ -84,18 +84,18 @@ def program_problem(program: str) -> str | None:
                 elif program[j] == "]":
                     in_class = False
                 j += 2 if program[j] == "\\" else 1
-            if j >= n:
+            if j >= count:
                 return "the awk program has an unterminated regular expression"
             i = j + 1
             previous = "/"
             continue
-        if c == "#":
-            e = program.find("\n", i)
-            i = n if e < 0 else e
+        if char == "#":
+            effects = program.find("\n", i)
+            i = count if effects < 0 else effects
             continue
-        if c in _NAME_START:
+        if char in _NAME_START:
             j = i + 1
-            while j < n and program[j] in _NAME_CHARS:
+            while j < count and program[j] in _NAME_CHARS:
                 j += 1
             name = program[i:j]
             why = _NAMES_RUNNING.get(name)
@@ -108,66 +108,66 @@ def program_problem(program: str) -> str | None:
             i = j
             previous = "a"
             continue
-        if c == "@":
+        if char == "@":
             return "the awk program uses @ (indirect calls, @include, @load)"
-        if c == "|":
-            if i + 1 < n and program[i + 1] == "|":
+        if char == "|":
+            if i + 1 < count and program[i + 1] == "|":
                 i += 2
                 previous = "|"
                 continue
             return "the awk program pipes to or from a command"
-        if c == "(":
+        if char == "(":
             depth += 1
-        elif c == ")":
+        elif char == ")":
             depth -= 1
-        elif c in ";}\n{":
+        elif char in ";}\n{":
             if statement is not None and depth <= statement[1]:
                 statement = None
-        elif c == ">" and statement is not None and statement[0] == "print" and \
+        elif char == ">" and statement is not None and statement[0] == "print" and \
                 depth <= statement[1]:
             return "the awk program redirects print to a file"
-        elif c == "<" and statement is not None and statement[0] == "getline" and \
+        elif char == "<" and statement is not None and statement[0] == "getline" and \
                 depth <= statement[1]:
             return "the awk program reads a file with getline <"
-        if not c.isspace() or c == "\n":
-            previous = c
+        if not char.isspace() or char == "\n":
+            previous = char
         i += 1
     return None
 
 
 def awk(argv: list[Word]) -> Effects:
     name = argv[0].value or "awk"
-    s = scan(argv, _AWK, 1)
-    e = Effects(True, "awk without system(), pipes, redirection or getline from files")
-    if s.problems:
-        e.no(f"{name} {s.problems[0]}")
-    why = loose_problem(s, _AWK, name)
+    parsed = scan(argv, _AWK, 1)
+    effects = Effects(True, "awk without system(), pipes, redirection or getline from files")
+    if parsed.problems:
+        effects.no(f"{name} {parsed.problems[0]}")
+    why = loose_problem(parsed, _AWK, name)
     if why:
-        e.no(why)
-    apply_found(s, e, name)
-    operands = list(s.operands)
-    programs = [f.word for f in s.tagged("program")]
-    if not programs and not s.has("-f", "-E"):
+        effects.no(why)
+    apply_found(parsed, effects, name)
+    operands = list(parsed.operands)
+    programs = [found.word for found in parsed.tagged("program")]
+    if not programs and not parsed.has("-f", "-E"):
         if not operands:
-            e.no("awk without a program")
-            return e
+            effects.no("awk without a program")
+            return effects
         programs = [operands.pop(0)]
     for word in programs:
         if word is None or word.value is None or word.kind != "literal":
-            e.no("the awk program is decided at run time")
+            effects.no("the awk program is decided at run time")
             continue
         why = program_problem(word.value)
         if why:
-            e.no(why)
-    for w in operands:
-        value = w.value
-        if w.kind == DYNAMIC:
-            e.no(f"awk reads a file named at run time ({w.text[:40]!r})")
+            effects.no(why)
+    for each_word in operands:
+        value = each_word.value
+        if each_word.kind == DYNAMIC:
+            effects.no(f"awk reads a file named at run time ({each_word.text[:40]!r})")
             continue
         if value == "-" or _is_assignment(value):
             continue  # a command-line assignment, not a file
-        e.add(READ, w)
-    return e
+        effects.add(READ, each_word)
+    return effects
 
 
 def _is_assignment(value: str | None) -> bool:

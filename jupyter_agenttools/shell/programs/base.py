@@ -112,43 +112,43 @@ def no(reason: str) -> Effects:
     return Effects(False, reason)
 
 
-def loose_problem(s: Scan, table: Table, program: str) -> str | None:
+def loose_problem(parsed: Scan, table: Table, program: str) -> str | None:
     """Why a glob or run-time word in option position makes ``program`` not read-only."""
-    if not s.loose or not table.risky:
+    if not parsed.loose or not table.risky:
         return None
-    w = s.loose[0]
-    what = "the glob" if w.kind == GLOB else "the word decided at run time"
-    return (f"{what} {w.text[:40]!r} may become an option of {program} (one that writes, runs "
+    word = parsed.loose[0]
+    what = "the glob" if word.kind == GLOB else "the word decided at run time"
+    return (f"{what} {word.text[:40]!r} may become an option of {program} (one that writes, runs "
             "a program or reads another file); put -- before it")
 
 
-def apply_found(s: Scan, e: Effects, program: str) -> None:
+def apply_found(parsed: Scan, effects: Effects, program: str) -> None:
     """Apply the effects of the options found (reads, writes, runs, vetoes)."""
-    for f in s.found:
-        option = f.option
+    for found in parsed.found:
+        option = found.option
         effect = option.effect
         if not effect:
             continue
         if effect == VETO:
-            e.no(f"{program} {option.name}: {option.reason}")
+            effects.no(f"{program} {option.name}: {option.reason}")
             continue
-        word = f.word
+        word = found.word
         if word is None:
             if effect in (WRITES, RUNS):
-                e.no(f"{program} {option.name}: {option.reason}")
+                effects.no(f"{program} {option.name}: {option.reason}")
             continue
         if effect == READS:
-            e.add(READ, word)
+            effects.add(READ, word)
             if word.kind == DYNAMIC:
-                e.no(f"{program} {option.name} reads a file named at run time")
+                effects.no(f"{program} {option.name} reads a file named at run time")
         elif effect == LISTS:
-            e.add(LIST, word)
+            effects.add(LIST, word)
         elif effect == WRITES:
-            e.add(WRITE, word)
-            e.no(f"{program} {option.name}: {option.reason}")
+            effects.add(WRITE, word)
+            effects.no(f"{program} {option.name}: {option.reason}")
         elif effect == RUNS:
-            e.runs.append(Run(CODE, program, language="program", source=word.value))
-            e.no(f"{program} {option.name}: {option.reason}")
+            effects.runs.append(Run(CODE, program, language="program", source=word.value))
+            effects.no(f"{program} {option.name}: {option.reason}")
 
 
 class Program:
@@ -173,68 +173,72 @@ class Program:
     def effects(self, argv: list[Word]) -> Effects:
         name = argv[0].value or self.name
         table = self.table
-        s = scan(argv, table, 1)
-        e = Effects(True, self.reason)
-        if s.problems:
-            e.no(f"{name} {s.problems[0]}")
-        why = loose_problem(s, table, name)
-        if why:
-            e.no(why)
-        apply_found(s, e, name)
-        ops = s.operands
+        parsed = scan(argv, table, 1)
+        effects = Effects(True, self.reason)
+        if parsed.problems:
+            effects.no(f"{name} {parsed.problems[0]}")
+        if parsed.loose:
+            why = loose_problem(parsed, table, name)
+            if why:
+                effects.no(why)
+        if parsed.found:
+            apply_found(parsed, effects, name)
+        ops = parsed.operands
+        if not ops and self.check is None:
+            return effects
         if self.max_operands is not None:
             if len(ops) > self.max_operands:
-                e.no(f"{name} takes at most {self.max_operands} operand(s) here; another one "
-                     "is an output file or a different action")
-            elif any(w.kind != "literal" for w in ops):
-                e.no(f"{name} takes at most {self.max_operands} operand(s) here and a glob or "
-                     "a run-time word may be several (one an output file)")
+                effects.no(f"{name} takes at most {self.max_operands} operand(s) here; another one "
+                           "is an output file or a different action")
+            elif any(word.kind != "literal" for word in ops):
+                effects.no(f"{name} takes at most {self.max_operands} operand(s) here and a glob "
+                           "or a run-time word may be several (one an output file)")
         mode = self.operands
         if mode == PATTERN:
-            if not s.has("-e", "-f"):
+            if not parsed.has("-e", "-f"):
                 ops = ops[1:]
             mode = READ
         if mode == READ:
-            for w in ops:
-                if w.value == "-":
+            for word in ops:
+                if word.value == "-":
                     continue
-                e.add(READ, w)
-                if w.kind == DYNAMIC:
-                    e.no(f"{name} reads a file named at run time ({w.text[:40]!r})")
+                effects.add(READ, word)
+                if word.kind == DYNAMIC:
+                    effects.no(f"{name} reads a file named at run time ({word.text[:40]!r})")
         elif mode == LIST:
-            for w in ops:
-                e.add(LIST, w)
-                if w.kind == DYNAMIC:
-                    e.no(f"{name} shows a path decided at run time ({w.text[:40]!r})")
+            for word in ops:
+                effects.add(LIST, word)
+                if word.kind == DYNAMIC:
+                    effects.no(f"{name} shows a path decided at run time ({word.text[:40]!r})")
         if self.check is not None:
-            self.check(argv, s, e)
-        return e
+            self.check(argv, parsed, effects)
+        return effects
 
 
 def writes_program(reason: str, table: Table, targets: Callable[[list[Word], Scan], list[Word]]
                    ) -> Classifier:
     """A program that writes: not read-only, its targets are write effects."""
     def classify(argv: list[Word]) -> Effects:
-        s = scan(argv, table, 1)
-        e = Effects(False, reason)
-        apply_found(s, e, argv[0].value or "")
-        for w in targets(argv, s):
-            e.add(WRITE, w)
-        return e
+        parsed = scan(argv, table, 1)
+        effects = Effects(False, reason)
+        apply_found(parsed, effects, argv[0].value or "")
+        for word in targets(argv, parsed):
+            effects.add(WRITE, word)
+        return effects
     return classify
 
 
-def maybe_reads(argv: list[Word], e: Effects, start: int = 1, detail: str = "maybe") -> None:
+def maybe_reads(argv: list[Word], effects: Effects, start: int = 1, detail: str = "maybe") -> None:
     """Words that look like paths: possible reads of a program the table does not know (the
     permission layer checks them for keys: ``python x.py --key ~/.ssh/id_rsa``). ``detail``
     "guess" marks words of a known program checked only for keys (not reported as reads)."""
-    for w in argv[start:]:
-        v = w.value
-        if w.kind != "literal" or not v:
+    for word in argv[start:]:
+        value = word.value
+        if word.kind != "literal" or not value:
             continue
-        if v.startswith("-"):
-            if "=" not in v:
+        if value.startswith("-"):
+            if "=" not in value:
                 continue
-            v = v.split("=", 1)[1]
-        if v and ("/" in v or v.startswith((".", "~")) or "." in v):
-            e.add(READ, w if v == w.value else Word(v, v), detail=detail)
+            value = value.split("=", 1)[1]
+        if value and ("/" in value or value.startswith((".", "~")) or "." in value):
+            effects.add(READ, word if value == word.value else Word(value, value), detail=detail)

@@ -62,67 +62,67 @@ def _scan(argv: list[Word], table: Table) -> Scan:
     return scan(argv, table, 1)
 
 
-def _problems(s: Scan, e: Effects, loose_ok: bool = False) -> Effects:
+def _problems(parsed: Scan, effects: Effects, loose_ok: bool = False) -> Effects:
     """Options not understood: the targets below may be incomplete. A glob that may expand
     to an option is harmless for programs whose options cannot move a target (``rm *.pyc``:
     a file named ``-r.pyc`` is refused by rm) but not for cp/mv/ln (``-t..`` moves the
     destination)."""
-    if s.problems:
-        e.problems = list(s.problems)
-    elif s.loose and (not loose_ok or any(w.kind != "glob" for w in s.loose)):
-        e.problems = ["a word that may become an option"]
-    return e
+    if parsed.problems:
+        effects.problems = list(parsed.problems)
+    elif parsed.loose and (not loose_ok or any(word.kind != "glob" for word in parsed.loose)):
+        effects.problems = ["a word that may become an option"]
+    return effects
 
 
 def rm(argv: list[Word]) -> Effects:
-    s = _scan(argv, _RM)
-    e = Effects(False, f"{argv[0].value} deletes files")
-    recursive = s.has("-r")
-    for w in s.operands:
-        e.add(DELETE, w, recursive=recursive,
-              detail="no-preserve-root" if s.has("--no-preserve-root") else "")
-    return _problems(s, e, loose_ok=True)
+    parsed = _scan(argv, _RM)
+    effects = Effects(False, f"{argv[0].value} deletes files")
+    recursive = parsed.has("-r")
+    for word in parsed.operands:
+        effects.add(DELETE, word, recursive=recursive,
+                    detail="no-preserve-root" if parsed.has("--no-preserve-root") else "")
+    return _problems(parsed, effects, loose_ok=True)
 
 
 def rmdir(argv: list[Word]) -> Effects:
-    s = _scan(argv, _RMDIR)
-    e = Effects(False, "rmdir deletes directories")
-    for w in s.operands:
-        e.add(DELETE, w)
-    return _problems(s, e, loose_ok=True)
+    parsed = _scan(argv, _RMDIR)
+    effects = Effects(False, "rmdir deletes directories")
+    for word in parsed.operands:
+        effects.add(DELETE, word)
+    return _problems(parsed, effects, loose_ok=True)
 
 
 def unlink(argv: list[Word]) -> Effects:
-    e = Effects(False, "unlink deletes a file")
-    for w in argv[1:]:
-        if w.value not in ("--", "--help", "--version"):
-            e.add(DELETE, w)
-    return e
+    effects = Effects(False, "unlink deletes a file")
+    for word in argv[1:]:
+        if word.value not in ("--", "--help", "--version"):
+            effects.add(DELETE, word)
+    return effects
 
 
 def _writes_operands(table: Table, reason: str,
                      loose_ok: bool = False) -> Callable[[list[Word]], Effects]:
     def classify(argv: list[Word]) -> Effects:
-        s = _scan(argv, table)
-        e = Effects(False, reason)
-        for f in s.found:
-            if f.option.effect == "lists" and f.word is not None:
-                e.add(READ, f.word)
-        for w in s.operands:
-            e.add(WRITE, w)
-        return _problems(s, e, loose_ok)
+        parsed = _scan(argv, table)
+        effects = Effects(False, reason)
+        for found in parsed.found:
+            if found.option.effect == "lists" and found.word is not None:
+                effects.add(READ, found.word)
+        for word in parsed.operands:
+            effects.add(WRITE, word)
+        return _problems(parsed, effects, loose_ok)
     return classify
 
 
 def _copy_like(table: Table, reason: str, moves: bool) -> Callable[[list[Word]], Effects]:
     def classify(argv: list[Word]) -> Effects:
-        s = _scan(argv, table)
-        e = Effects(False, reason)
-        for f in s.found:
-            if f.option.effect == "runs":
-                e.no(f"{argv[0].value} {f.name}: {f.option.reason}")
-        targets = [f.word for f in s.tagged("target") if f.word is not None]
-        operands = list(s.operands)
+        parsed = _scan(argv, table)
+        effects = Effects(False, reason)
+        for found in parsed.found:
+            if found.option.effect == "runs":
+                effects.no(f"{argv[0].value} {found.name}: {found.option.reason}")
+        targets = [found.word for found in parsed.tagged("target") if found.word is not None]
+        operands = list(parsed.operands)
         if targets:
             destination = targets[-1]
             sources = operands
@@ -130,99 +130,100 @@ def _copy_like(table: Table, reason: str, moves: bool) -> Callable[[list[Word]],
             destination = operands[-1]
             sources = operands[:-1]
         else:
-            return _problems(s, e)
-        _problems(s, e)
-        recursive = s.has("-r") or moves
-        e.add(WRITE, destination, recursive=recursive and bool(sources))
+            return _problems(parsed, effects)
+        _problems(parsed, effects)
+        recursive = parsed.has("-r") or moves
+        effects.add(WRITE, destination, recursive=recursive and bool(sources))
         value = destination.value
         if value is not None and destination.kind == "literal" and sources and \
-                not s.has("-T"):
+                not parsed.has("-T"):
             # into a directory: each source lands at DEST/NAME (the analysis cannot tell a
             # directory from a file, so both are reported)
-            for w in sources:
-                name = (w.value or "").rstrip("/").rsplit("/", 1)[-1]
-                if w.kind == "literal" and name and name not in (".", ".."):
+            for word in sources:
+                name = (word.value or "").rstrip("/").rsplit("/", 1)[-1]
+                if word.kind == "literal" and name and name not in (".", ".."):
                     joined = value.rstrip("/") + "/" + name
-                    e.add(WRITE, Word(joined, joined, tilde=destination.tilde),
-                          recursive=recursive)
-        for w in sources:
+                    effects.add(WRITE, Word(joined, joined, tilde=destination.tilde),
+                                recursive=recursive)
+        for word in sources:
             if moves:
-                e.add(DELETE, w, recursive=True)
-                e.add(READ, w, recursive=True)
+                effects.add(DELETE, word, recursive=True)
+                effects.add(READ, word, recursive=True)
             elif argv[0].value != "ln":
-                e.add(READ, w, recursive=recursive)
-        return e
+                effects.add(READ, word, recursive=recursive)
+        return effects
     return classify
 
 
 def chmod(argv: list[Word]) -> Effects:
     """chmod [OPTION]... MODE FILE... / --reference=RFILE FILE...: a MODE such as ``-w`` or
     ``-R``-looking ``-rwx`` is the mode when it comes first among the non-options."""
-    e = Effects(False, "chmod changes permissions")
+    effects = Effects(False, "chmod changes permissions")
     recursive = False
     reference = False
     mode: str | None = None
     targets: list[Word] = []
     options_done = False
-    for w in argv[1:]:
-        v = w.value or ""
-        if not options_done and v == "--":
+    for word in argv[1:]:
+        value = word.value or ""
+        if not options_done and value == "--":
             options_done = True
             continue
-        if not options_done and v.startswith("--"):
-            name = v.split("=", 1)[0]
+        if not options_done and value.startswith("--"):
+            name = value.split("=", 1)[0]
             if name in ("--recursive",):
                 recursive = True
             elif name.startswith("--ref"):
                 reference = True
             continue
-        if not options_done and v.startswith("-") and len(v) > 1 and mode is None and \
-                not reference and all(c in "cfvR" for c in v[1:]):
-            recursive = recursive or "R" in v
+        if not options_done and value.startswith("-") and len(value) > 1 and mode is None and \
+                not reference and all(letter in "cfvR" for letter in value[1:]):
+            recursive = recursive or "R" in value
             continue
         if mode is None and not reference:
-            mode = w.value if w.value is not None else "?"
+            mode = word.value if word.value is not None else "?"
             continue
-        targets.append(w)
-    for w in targets:
-        e.add(MODE, w, recursive=recursive, detail=mode or "")
-    return e
+        targets.append(word)
+    for word in targets:
+        effects.add(MODE, word, recursive=recursive, detail=mode or "")
+    return effects
 
 
 def chown(argv: list[Word]) -> Effects:
-    s = _scan(argv, _CHOWN)
-    e = Effects(False, f"{argv[0].value} changes owners")
-    operands = s.operands if s.tagged("reference") else s.operands[1:]
-    owner = "" if s.tagged("reference") else (s.operands[0].value or "?" if s.operands else "")
-    for w in operands:
-        e.add(MODE, w, recursive=s.has("-R"), detail=f"owner {owner}")
-    return e
+    parsed = _scan(argv, _CHOWN)
+    effects = Effects(False, f"{argv[0].value} changes owners")
+    operands = parsed.operands if parsed.tagged("reference") else parsed.operands[1:]
+    owner = "" if parsed.tagged("reference") else (
+        parsed.operands[0].value or "?" if parsed.operands else "")
+    for word in operands:
+        effects.add(MODE, word, recursive=parsed.has("-R"), detail=f"owner {owner}")
+    return effects
 
 
 def dd(argv: list[Word]) -> Effects:
-    e = Effects(False, "dd copies raw data")
-    for w in argv[1:]:
-        v = w.value
-        if v is None:
-            if w.text.startswith("of="):
-                e.add(WRITE, Word(w.text[3:], None))
+    effects = Effects(False, "dd copies raw data")
+    for word in argv[1:]:
+        value = word.value
+        if value is None:
+            if word.text.startswith("of="):
+                effects.add(WRITE, Word(word.text[3:], None))
             continue
-        if v.startswith("if="):
-            e.add(READ, literal(v[3:]))
-        elif v.startswith("of="):
-            e.add(WRITE, literal(v[3:]))
-    return e
+        if value.startswith("if="):
+            effects.add(READ, literal(value[3:]))
+        elif value.startswith("of="):
+            effects.add(WRITE, literal(value[3:]))
+    return effects
 
 
 def shred(argv: list[Word]) -> Effects:
-    s = _scan(argv, _SHRED)
-    e = Effects(False, "shred destroys file contents irrecoverably")
-    e.system = "shred destroys data on a disk or file irrecoverably"
-    for w in s.operands:
-        e.add(WRITE, w)
-        if s.has("-u"):
-            e.add(DELETE, w)
-    return e
+    parsed = _scan(argv, _SHRED)
+    effects = Effects(False, "shred destroys file contents irrecoverably")
+    effects.system = "shred destroys data on a disk or file irrecoverably"
+    for word in parsed.operands:
+        effects.add(WRITE, word)
+        if parsed.has("-u"):
+            effects.add(DELETE, word)
+    return effects
 
 
 # programs that destroy a disk's or a file's content (their operands are devices or files)
@@ -233,12 +234,12 @@ DISK_TOOLS = frozenset({"mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk",
 
 def disk_tool(argv: list[Word]) -> Effects:
     name = argv[0].value or "?"
-    e = Effects(False, f"{name} writes a disk or partition table")
-    e.system = f"{name} destroys data on a disk or file irrecoverably"
-    for w in argv[1:]:
-        if w.value is None or not w.value.startswith("-"):
-            e.add(WRITE, w)
-    return e
+    effects = Effects(False, f"{name} writes a disk or partition table")
+    effects.system = f"{name} destroys data on a disk or file irrecoverably"
+    for word in argv[1:]:
+        if word.value is None or not word.value.startswith("-"):
+            effects.add(WRITE, word)
+    return effects
 
 
 FILES: dict[str, Callable[[list[Word]], Effects]] = {

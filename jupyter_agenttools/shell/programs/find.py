@@ -47,105 +47,106 @@ SAFE_WITH_ANY_ARGUMENTS = frozenset({
 
 
 def find(argv: list[Word]) -> Effects:
-    e = Effects(True, "find lists file names")
+    effects = Effects(True, "find lists file names")
     roots: list[Word] = []
     in_roots = True
     follow = False
     value_next = False
     words = argv[1:]
     i = 0
-    n = len(words)
+    count = len(words)
     deleting = False
     filtered = False
     names: list[str] = []
     paths: list[tuple[str, str | None]] = []
-    while i < n:
-        w = words[i]
+    while i < count:
+        word = words[i]
         i += 1
-        v = w.value
+        value = word.value
         if value_next:
             value_next = False
-            if w.kind == "literal":
+            if word.kind == "literal":
                 continue  # a literal value: `-name -delete` matches a file name
-        if w.kind == DYNAMIC:
-            e.no(f"find: an argument decided at run time ({w.text[:40]!r}) may be an action")
+        if word.kind == DYNAMIC:
+            effects.no(f"find: an argument decided at run time ({word.text[:40]!r}) may be an "
+                       "action")
             continue
-        if w.kind == GLOB:
+        if word.kind == GLOB:
             for action, why in _ACTIONS.items():
-                if fnmatchcase(action, v or ""):
-                    e.no(f"the glob {v!r} may expand to find {action} ({why})")
+                if fnmatchcase(action, value or ""):
+                    effects.no(f"the glob {value!r} may expand to find {action} ({why})")
                     break
-            if (v or "").startswith("-"):
-                e.no("a glob starting with '-' may expand to a find action")
-        if in_roots and v in ("-H", "-L", "-P") and not roots:
-            follow = follow or v == "-L"
+            if (value or "").startswith("-"):
+                effects.no("a glob starting with '-' may expand to a find action")
+        if in_roots and value in ("-H", "-L", "-P") and not roots:
+            follow = follow or value == "-L"
             continue
-        if in_roots and v and not v.startswith("-") and v not in ("(", "!", ")", ","):
-            roots.append(w)
+        if in_roots and value and not value.startswith("-") and value not in ("(", "!", ")", ","):
+            roots.append(word)
             continue
         in_roots = False
-        if v == "-follow":
+        if value == "-follow":
             follow = True
-        if v in ("-exec", "-execdir", "-ok", "-okdir"):
+        if value in ("-exec", "-execdir", "-ok", "-okdir"):
             j = i
-            while j < n and words[j].value not in (";", "+"):
+            while j < count and words[j].value not in (";", "+"):
                 j += 1
             inner = words[i:j]
-            if j >= n:
-                e.no(f"find {v} without a terminating ';' or '+'")
+            if j >= count:
+                effects.no(f"find {value} without a terminating ';' or '+'")
             if not inner:
                 continue
-            e.runs.append(Run(ARGV, "find", argv=inner))
-            if v.startswith("-ok"):
-                e.no(f"find {v} asks on the terminal and runs a command")
+            effects.runs.append(Run(ARGV, "find", argv=inner))
+            if value.startswith("-ok"):
+                effects.no(f"find {value} asks on the terminal and runs a command")
             elif not _harmless_inner(inner):
-                e.no(f"find {v} runs {inner[0].text[:40]}")
+                effects.no(f"find {value} runs {inner[0].text[:40]}")
             i = j + 1
             continue
-        if v == "-delete":
+        if value == "-delete":
             deleting = True
-            e.no("find -delete deletes files")
+            effects.no("find -delete deletes files")
             continue
-        if v in ("-fprint", "-fprint0", "-fls", "-fprintf"):
-            if i < n:
-                e.add(WRITE, words[i])
-            i += 2 if v == "-fprintf" else 1
-            e.no(f"find {v} writes a file")
+        if value in ("-fprint", "-fprint0", "-fls", "-fprintf"):
+            if i < count:
+                effects.add(WRITE, words[i])
+            i += 2 if value == "-fprintf" else 1
+            effects.no(f"find {value} writes a file")
             continue
-        if v == "-files0-from":
-            if i < n:
-                e.add(READ, words[i])
+        if value == "-files0-from":
+            if i < count:
+                effects.add(READ, words[i])
                 i += 1
-            e.no("find -files0-from reads the starting points from a file")
+            effects.no("find -files0-from reads the starting points from a file")
             continue
-        if v in _NEWER and i < n:
-            e.add(LIST, words[i])
-        if v in _ONE_VALUE or v in ("-empty", "-executable", "-readable", "-writable"):
+        if value in _NEWER and i < count:
+            effects.add(LIST, words[i])
+        if value in _ONE_VALUE or value in ("-empty", "-executable", "-readable", "-writable"):
             filtered = True
-            if v in ("-name", "-iname") and i < n and (name := words[i].value) is not None:
+            if value in ("-name", "-iname") and i < count and (name := words[i].value) is not None:
                 names.append(name)
-            elif v in _BY_PATH and i < n:
-                paths.append((v, words[i].value))
-        value_next = v in _ONE_VALUE
+            elif value in _BY_PATH and i < count:
+                paths.append((value, words[i].value))
+        value_next = value in _ONE_VALUE
     if not roots:
         roots = [Word(".", ".")]
-    for w in roots:
-        e.add(LIST, w, recursive=True, follow=follow)
+    for word in roots:
+        effects.add(LIST, word, recursive=True, follow=follow)
         if not deleting:
             continue
-        if not filtered or w.kind != "literal":
-            e.add(DELETE, w, recursive=True, detail="find -delete")
+        if not filtered or word.kind != "literal":
+            effects.add(DELETE, word, recursive=True, detail="find -delete")
             continue
         # a filtered -delete removes entries below the root, not the root: reported as its
         # entries (`ROOT/*`), plus the agent's own folder when a name filter could select it
-        base = (w.value or ".").rstrip("/") or "/"
-        below = Word(base + "/*", base + "/*", GLOB, tilde=w.tilde)
-        e.add(DELETE, below, recursive=True, detail="find -delete")
+        base = (word.value or ".").rstrip("/") or "/"
+        below = Word(base + "/*", base + "/*", GLOB, tilde=word.tilde)
+        effects.add(DELETE, below, recursive=True, detail="find -delete")
         if any(fnmatchcase(name, pattern) for pattern in names for name in _PROTECTED_NAMES) \
                 or any(_path_filter_may_select(test, pattern, base) for test, pattern in paths):
-            own = Word(base + "/.agenttools", base + "/.agenttools", tilde=w.tilde)
-            e.add(DELETE, own, recursive=True, detail="find -delete")
-    return e
+            own = Word(base + "/.agenttools", base + "/.agenttools", tilde=word.tilde)
+            effects.add(DELETE, own, recursive=True, detail="find -delete")
+    return effects
 
 
 def _path_filter_may_select(test: str, pattern: str | None, base: str) -> bool:
@@ -156,10 +157,10 @@ def _path_filter_may_select(test: str, pattern: str | None, base: str) -> bool:
         return True
     if test.endswith("regex"):
         core = pattern.replace(".*", "").replace("\\", "").strip("^$()|")
-        return not core or any(w in pattern for w in ("agenttools", "audit", "settings"))
-    return any(fnmatchcase(f"{base}/{p}", pattern) or fnmatchcase(f"./{p}", pattern)
-               for p in (".agenttools", ".agenttools/audit.jsonl",
-                         ".agenttools/settings.json", ".agenttools/settings.local.json"))
+        return not core or any(word in pattern for word in ("agenttools", "audit", "settings"))
+    return any(fnmatchcase(f"{base}/{path}", pattern) or fnmatchcase(f"./{path}", pattern)
+               for path in (".agenttools", ".agenttools/audit.jsonl",
+                            ".agenttools/settings.json", ".agenttools/settings.local.json"))
 
 
 def _harmless_inner(inner: list[Word]) -> bool:
@@ -168,4 +169,4 @@ def _harmless_inner(inner: list[Word]) -> bool:
     name = inner[0].value
     if name not in SAFE_WITH_ANY_ARGUMENTS:
         return False
-    return all(w.kind == "literal" for w in inner)
+    return all(word.kind == "literal" for word in inner)

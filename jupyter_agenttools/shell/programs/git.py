@@ -202,103 +202,106 @@ def _no(reason: str) -> Effects:
 
 def git(argv: list[Word]) -> Effects:
     words = argv[1:]
-    e = Effects(True, "git only reads the repository")
+    effects = Effects(True, "git only reads the repository")
     repository: Word = literal(".")
     i = 0
-    n = len(words)
-    while i < n:
-        w = words[i]
-        v = w.value or ""
-        if w.kind == DYNAMIC:
-            e.no("a git argument decided at run time")
-            return e
-        if not v.startswith("-"):
+    count = len(words)
+    while i < count:
+        word = words[i]
+        value = word.value or ""
+        if word.kind == DYNAMIC:
+            effects.no("a git argument decided at run time")
+            return effects
+        if not value.startswith("-"):
             break
-        name = v.split("=", 1)[0]
-        if v in ("--version", "--help", "-h") and n == 1:
+        name = value.split("=", 1)[0]
+        if value in ("--version", "--help", "-h") and count == 1:
             return Effects(True, "git prints its version or help")
         if name == "-C":
-            if i + 1 >= n:
+            if i + 1 >= count:
                 return _no("git -C without a directory")
             repository = words[i + 1]
             if repository.kind != LITERAL:
-                e.no("git -C DIR with a directory decided at run time")
+                effects.no("git -C DIR with a directory decided at run time")
             i += 2
             continue
         if name in _GLOBAL_VETO or (name.startswith("-c") and len(name) > 2):
-            e.no(f"git {name}: {_GLOBAL_VETO.get(name, 'sets configuration')}")
-            return e
+            effects.no(f"git {name}: {_GLOBAL_VETO.get(name, 'sets configuration')}")
+            return effects
         if name == "--exec-path":
-            if "=" in v:
+            if "=" in value:
                 return _no("git --exec-path=DIR changes where git finds its programs")
             return Effects(True, "git --exec-path prints a directory")
-        if v in _GLOBAL_OK:
+        if value in _GLOBAL_OK:
             i += 1
             continue
-        e.no(f"git {name} is not a known-harmless global option")
-        return e
-    e.add(CONFIG, repository)
-    if i >= n:
-        e.no("git without a sub-command")
-        return e
+        effects.no(f"git {name} is not a known-harmless global option")
+        return effects
+    effects.add(CONFIG, repository)
+    if i >= count:
+        effects.no("git without a sub-command")
+        return effects
     sub_word = words[i]
     sub = sub_word.value or ""
     if sub in NETWORK_SUBCOMMANDS:
-        e.network = f"git {sub} talks to a remote repository"
+        effects.network = f"git {sub} talks to a remote repository"
     table = _READ_SUBS.get(sub)
     if table is None:
-        e.no(f"git {sub} is not a read-only sub-command")
-        _write_targets(sub, words[i + 1:], e)
-        return e
-    s = scan(words, table, i + 1)
+        effects.no(f"git {sub} is not a read-only sub-command")
+        _write_targets(sub, words[i + 1:], effects)
+        return effects
+    parsed = scan(words, table, i + 1)
     label = f"git {sub}"
-    if s.problems:
-        e.no(f"{label}: {s.problems[0]}")
-    why = loose_problem(s, table, label)
-    if why:
-        e.no(why)
-    apply_found(s, e, label)
-    for f in s.get(*_FORMAT_OPTIONS):
-        if f.value and "%G" in f.value:
-            e.no(f"{label} {f.name}: the %G placeholders run gpg to verify signatures")
+    if parsed.problems:
+        effects.no(f"{label}: {parsed.problems[0]}")
+    if parsed.loose:
+        why = loose_problem(parsed, table, label)
+        if why:
+            effects.no(why)
+    if parsed.found:
+        apply_found(parsed, effects, label)
+        for found in parsed.get(*_FORMAT_OPTIONS):
+            if found.value and "%G" in found.value:
+                effects.no(f"{label} {found.name}: the %G placeholders run gpg to verify "
+                           "signatures")
     check = _SUB_CHECKS.get(sub)
     if check is not None:
-        check(s, e, label)
-    if not e.read_only and e.reason.startswith(label + " ") is False:
+        check(parsed, effects, label)
+    if not effects.read_only and effects.reason.startswith(label + " ") is False:
         pass
-    _pathspecs(sub, s, e)
-    return e
+    _pathspecs(sub, parsed, effects)
+    return effects
 
 
-def _pathspecs(sub: str, s: Scan, e: Effects) -> None:
-    operands = s.operands
-    if sub == "grep" and not s.tagged("pattern"):
+def _pathspecs(sub: str, parsed: Scan, effects: Effects) -> None:
+    operands = parsed.operands
+    if sub == "grep" and not parsed.tagged("pattern"):
         operands = operands[1:]
     if sub in ("branch", "tag", "remote", "stash", "worktree", "config", "reflog", "var",
                "rev-parse", "describe", "merge-base", "name-rev", "show-ref", "for-each-ref",
                "cherry", "count-objects", "version", "cat-file", "rev-list", "range-diff"):
-        for w in operands:
-            value = w.value or ""
+        for word in operands:
+            value = word.value or ""
             if ":" in value and not value.startswith(":"):
                 path = value.split(":", 1)[1]
                 if path:
-                    e.add(READ, literal(path))  # REV:PATH names a blob (`git show HEAD:.env`)
+                    effects.add(READ, literal(path))  # REV:PATH names a blob (`git show HEAD:.env`)
         return
-    no_index = bool(s.tagged("no-index"))
+    no_index = bool(parsed.found) and bool(parsed.tagged("no-index"))
     kind = READ if sub in _CONTENT else LIST
-    for w in operands:
-        value = w.value or ""
-        if w.kind == DYNAMIC:
-            e.no(f"git {sub}: a path or revision decided at run time")
+    for word in operands:
+        value = word.value or ""
+        if word.kind == DYNAMIC:
+            effects.no(f"git {sub}: a path or revision decided at run time")
             continue
-        if not s.dashdash and not no_index and _looks_like_revision(value):
+        if not parsed.dashdash and not no_index and _looks_like_revision(value):
             if ":" in value:
                 path = value.split(":", 1)[1]
                 if path:
-                    e.add(READ, literal(path))
+                    effects.add(READ, literal(path))
             continue
         if no_index:
-            e.add(READ, w)
+            effects.add(READ, word)
             continue
         # a pathspec is a git glob whether quoted or not; magic `:(…)` is stripped
         spec = value
@@ -306,12 +309,12 @@ def _pathspecs(sub: str, s: Scan, e: Effects) -> None:
             spec = spec.split(")", 1)[1]
         elif spec.startswith(":") and len(spec) > 1 and spec[1] in "/!^":
             spec = spec[2:]
-        is_glob = any(c in spec for c in "*?[")
-        e.add(kind, Word(spec, spec, GLOB if is_glob else LITERAL, tilde=False),
-              detail="pathspec" if is_glob else "")
-    for f in s.tagged("line-range"):
-        if f.value and ":" in f.value:
-            e.add(READ, literal(f.value.rsplit(":", 1)[1]))
+        is_glob = any(char in spec for char in "*?[")
+        effects.add(kind, Word(spec, spec, GLOB if is_glob else LITERAL, tilde=False),
+                    detail="pathspec" if is_glob else "")
+    for found in parsed.tagged("line-range") if parsed.found else ():
+        if found.value and ":" in found.value:
+            effects.add(READ, literal(found.value.rsplit(":", 1)[1]))
 
 
 def _looks_like_revision(value: str) -> bool:
@@ -322,80 +325,80 @@ def _looks_like_revision(value: str) -> bool:
     if ":" in value and not value.startswith(":"):
         return True
     core = value.split("~", 1)[0].split("^", 1)[0]
-    return 7 <= len(core) <= 40 and all(c in "0123456789abcdef" for c in core)
+    return 7 <= len(core) <= 40 and all(char in "0123456789abcdef" for char in core)
 
 
-def _branch(s: Scan, e: Effects, label: str) -> None:
-    if s.operands and not s.has("-l", "--list"):
-        e.no("git branch NAME creates a branch")
+def _branch(parsed: Scan, effects: Effects, label: str) -> None:
+    if parsed.operands and not parsed.has("-l", "--list"):
+        effects.no("git branch NAME creates a branch")
 
 
-def _tag(s: Scan, e: Effects, label: str) -> None:
-    if s.operands and not s.has("-l", "--list"):
-        e.no("git tag NAME creates a tag")
+def _tag(parsed: Scan, effects: Effects, label: str) -> None:
+    if parsed.operands and not parsed.has("-l", "--list"):
+        effects.no("git tag NAME creates a tag")
 
 
-def _remote(s: Scan, e: Effects, label: str) -> None:
-    values = [w.value for w in s.operands]
-    if s.found and any(f.name not in ("-v", "--verbose") for f in s.found):
-        e.no("git remote with these options changes remotes")
+def _remote(parsed: Scan, effects: Effects, label: str) -> None:
+    values = [word.value for word in parsed.operands]
+    if parsed.found and any(found.name not in ("-v", "--verbose") for found in parsed.found):
+        effects.no("git remote with these options changes remotes")
     if values and values[0] not in ("get-url", "show") or (values[:1] == ["show"] and
                                                           len(values) > 1 and "-n" not in
-                                                          [f.name for f in s.found]):
-        e.no("git remote with a sub-command changes remotes or contacts them")
+                                                          [found.name for found in parsed.found]):
+        effects.no("git remote with a sub-command changes remotes or contacts them")
     else:
-        e.network = ""
+        effects.network = ""
 
 
-def _stash(s: Scan, e: Effects, label: str) -> None:
-    values = [w.value for w in s.operands]
+def _stash(parsed: Scan, effects: Effects, label: str) -> None:
+    values = [word.value for word in parsed.operands]
     if values[:1] not in (["list"], ["show"]):
-        e.no("git stash changes the work tree")
+        effects.no("git stash changes the work tree")
 
 
-def _reflog(s: Scan, e: Effects, label: str) -> None:
-    values = [w.value for w in s.operands]
+def _reflog(parsed: Scan, effects: Effects, label: str) -> None:
+    values = [word.value for word in parsed.operands]
     if values and values[0] != "show" and values[0] in ("expire", "delete", "drop",
                                                            "exists", "write"):
-        e.no("git reflog expire/delete changes history")
+        effects.no("git reflog expire/delete changes history")
 
 
-def _worktree(s: Scan, e: Effects, label: str) -> None:
-    if [w.value for w in s.operands][:1] != ["list"]:
-        e.no("git worktree changes work trees")
+def _worktree(parsed: Scan, effects: Effects, label: str) -> None:
+    if [word.value for word in parsed.operands][:1] != ["list"]:
+        effects.no("git worktree changes work trees")
 
 
-def _var(s: Scan, e: Effects, label: str) -> None:
-    if s.has("-l") or not s.operands:
-        e.no("git var -l prints the whole configuration, credentials included")
+def _var(parsed: Scan, effects: Effects, label: str) -> None:
+    if parsed.has("-l") or not parsed.operands:
+        effects.no("git var -l prints the whole configuration, credentials included")
 
 
-def _config(s: Scan, e: Effects, label: str) -> None:
-    values = [w.value or "" for w in s.operands]
-    query = s.has("--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch")
-    if s.has("--get-regexp", "--list", "-l", "--get-urlmatch") or values[:1] == ["list"] \
-            or any(any(k in v.lower() for k in _SECRET_CONFIG_KEY) or v.lower().startswith(
-                "url.") or (v.lower().startswith("remote.") and v.lower().endswith("url"))
-                for v in values):
-        e.no("git config prints stored credentials (an http extraheader token, a URL with a "
-             "password)")
+def _config(parsed: Scan, effects: Effects, label: str) -> None:
+    values = [word.value or "" for word in parsed.operands]
+    query = parsed.has("--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch")
+    if parsed.has("--get-regexp", "--list", "-l", "--get-urlmatch") or values[:1] == ["list"] \
+            or any(any(k in value.lower() for k in _SECRET_CONFIG_KEY) or value.lower().startswith(
+                "url.") or (value.lower().startswith("remote.") and value.lower().endswith("url"))
+                for value in values):
+        effects.no("git config prints stored credentials (an http extraheader token, a URL with a "
+                   "password)")
         return
     if values[:1] == ["get"]:
         values = values[1:]
         query = True
     if len(values) == 1 and "." in values[0] and not values[0].startswith("-"):
-        e.reason = "git config KEY prints one setting"
+        effects.reason = "git config KEY prints one setting"
         return
     if not query or len(values) > 1:
-        e.no("git config without --get/--list writes configuration")
-        e.add(WRITE, literal(".git/config"))
+        effects.no("git config without --get/--list writes configuration")
+        effects.add(WRITE, literal(".git/config"))
 
 
-def _cat_file(s: Scan, e: Effects, label: str) -> None:
-    for w in s.operands:
-        value = w.value or ""
+def _cat_file(parsed: Scan, effects: Effects, label: str) -> None:
+    for word in parsed.operands:
+        value = word.value or ""
         if ":" in value and not value.startswith(":"):
-            e.add(READ, literal(value.split(":", 1)[1]))
+            effects.add(READ, literal(value.split(":", 1)[1]))
 
 
 _SUB_CHECKS = {"branch": _branch, "tag": _tag, "remote": _remote, "stash": _stash,
@@ -403,19 +406,19 @@ _SUB_CHECKS = {"branch": _branch, "tag": _tag, "remote": _remote, "stash": _stas
                "cat-file": _cat_file}
 
 
-def _write_targets(sub: str, rest: list[Word], e: Effects) -> None:
+def _write_targets(sub: str, rest: list[Word], effects: Effects) -> None:
     """Files a writing sub-command names (for path rules); the work tree is touched too."""
     if sub in ("archive", "format-patch", "bundle"):
-        s = scan(rest, _ARCHIVE, 0)
-        for f in s.found:
-            if f.option.effect == "writes" and f.word is not None:
-                e.add(WRITE, f.word)
+        parsed = scan(rest, _ARCHIVE, 0)
+        for found in parsed.found:
+            if found.option.effect == "writes" and found.word is not None:
+                effects.add(WRITE, found.word)
     elif sub in ("rm", "mv", "checkout", "restore", "clean"):
-        for w in rest:
-            if w.value is not None and not w.value.startswith("-"):
-                e.add(WRITE, w)
+        for word in rest:
+            if word.value is not None and not word.value.startswith("-"):
+                effects.add(WRITE, word)
     elif sub == "config":
-        e.add(WRITE, literal(".git/config"))
+        effects.add(WRITE, literal(".git/config"))
 
 
 _ARCHIVE = options("", "", special={"-o|--output": writes("writes the archive"),

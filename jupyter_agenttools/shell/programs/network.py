@@ -80,32 +80,32 @@ def _options(words: list[Word], valued: frozenset[str]):
     for each operand. Short options bundle (``-sSLo out``, ``-qO-``); a value is the rest of
     the bundle or the next word."""
     i = 0
-    n = len(words)
-    while i < n:
-        w = words[i]
-        v = w.value
+    count = len(words)
+    while i < count:
+        word = words[i]
+        value = word.value
         i += 1
-        if v is None or not v.startswith("-") or v == "-":
-            yield None, w
+        if value is None or not value.startswith("-") or value == "-":
+            yield None, word
             continue
-        if v.startswith("--"):
-            name, eq, attached = v.partition("=")
+        if value.startswith("--"):
+            name, eq, attached = value.partition("=")
             if name in valued:
                 if eq:
                     yield name, literal(attached)
-                elif i < n:
+                elif i < count:
                     yield name, words[i]
                     i += 1
             else:
                 yield name, None
             continue
-        for k in range(1, len(v)):
-            name = "-" + v[k]
+        for k in range(1, len(value)):
+            name = "-" + value[k]
             if name in valued:
-                rest = v[k + 1:]
+                rest = value[k + 1:]
                 if rest:
                     yield name, literal(rest)
-                elif i < n:
+                elif i < count:
                     yield name, words[i]
                     i += 1
                 break
@@ -113,8 +113,8 @@ def _options(words: list[Word], valued: frozenset[str]):
 
 
 def curl(argv: list[Word]) -> Effects:
-    e = Effects(False, "curl talks to the network")
-    e.network = "curl talks to the network"
+    effects = Effects(False, "curl talks to the network")
+    effects.network = "curl talks to the network"
     remote_name = False
     urls: list[str] = []
     for name, word in _options(argv[1:], _CURL_VALUE):
@@ -130,27 +130,27 @@ def curl(argv: list[Word]) -> Effects:
         value = word.value
         if name in _CURL_OUTPUT:
             if value != "-":
-                e.add(WRITE, word)
+                effects.add(WRITE, word)
         elif name in _CURL_FILE_VALUE or (name in ("-b", "--cookie") and "=" not in value):
             if value != "-":
-                e.add(READ, word)
+                effects.add(READ, word)
         elif name in _CURL_UPLOAD:
             if value.startswith(("@", "<")) or "=@" in value or "=<" in value:
                 path = _candidate(value)
                 if path and path != "-":
-                    e.add(READ, literal(path))
+                    effects.add(READ, literal(path))
         elif name == "--url":
             urls.append(value)
-    _file_urls(urls, e)
+    _file_urls(urls, effects)
     if remote_name:
         for url in urls:
             base = url.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
             if base:
-                e.add(WRITE, literal(base))
-    return e
+                effects.add(WRITE, literal(base))
+    return effects
 
 
-def _file_urls(urls: list[str], e: Effects) -> None:
+def _file_urls(urls: list[str], effects: Effects) -> None:
     """``file:///etc/passwd`` is a local read."""
     for url in urls:
         if url.lower().startswith("file://"):
@@ -158,12 +158,12 @@ def _file_urls(urls: list[str], e: Effects) -> None:
             if path.startswith("localhost/"):
                 path = path[9:]
             if path:
-                e.add(READ, literal(path))
+                effects.add(READ, literal(path))
 
 
 def wget(argv: list[Word]) -> Effects:
-    e = Effects(False, "wget downloads files")
-    e.network = "wget talks to the network"
+    effects = Effects(False, "wget downloads files")
+    effects.network = "wget talks to the network"
     saved = False
     urls: list[str] = []
     for name, word in _options(argv[1:], _WGET_OUTPUT | _WGET_READ):
@@ -175,73 +175,73 @@ def wget(argv: list[Word]) -> Effects:
             continue
         value = word.value
         if name in _WGET_READ:
-            e.add(READ, word)
+            effects.add(READ, word)
         elif name in ("-O", "--output-document") and value == "-":
             saved = True
         elif value != "-":
-            e.add(WRITE, word)
+            effects.add(WRITE, word)
             if name in ("-O", "--output-document", "-P", "--directory-prefix"):
                 saved = True
-    _file_urls(urls, e)
+    _file_urls(urls, effects)
     if not saved:
         for url in urls:
             base = url.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0] or "index.html"
-            e.add(WRITE, literal(base))
-    return e
+            effects.add(WRITE, literal(base))
+    return effects
 
 
 def remote_copy(argv: list[Word]) -> Effects:
     """scp/rsync/sftp: local sources are read, a local destination is written."""
     name = argv[0].value or "scp"
-    e = Effects(False, f"{name} copies files over the network")
-    e.network = f"{name} talks to the network"
+    effects = Effects(False, f"{name} copies files over the network")
+    effects.network = f"{name} talks to the network"
     operands: list[Word] = []
     words = argv[1:]
     i = 0
     while i < len(words):
-        w = words[i]
+        word = words[i]
         i += 1
-        v = w.value or ""
-        if v.startswith("-"):
-            if v in _IDENTITY and i < len(words):
+        value = word.value or ""
+        if value.startswith("-"):
+            if value in _IDENTITY and i < len(words):
                 i += 1
             continue
-        operands.append(w)
+        operands.append(word)
     if not operands:
-        return e
+        return effects
     *sources, destination = operands if len(operands) > 1 else (operands + [literal(".")])
-    for w in sources:
-        v = w.value or ""
-        if ":" not in v.split("/", 1)[0] or v.startswith("/"):
-            e.add(READ, w, recursive=True)
-    v = destination.value or ""
-    if ":" not in v.split("/", 1)[0] or v.startswith("/"):
-        e.add(WRITE, destination, recursive=True)
-    return e
+    for word in sources:
+        value = word.value or ""
+        if ":" not in value.split("/", 1)[0] or value.startswith("/"):
+            effects.add(READ, word, recursive=True)
+    value = destination.value or ""
+    if ":" not in value.split("/", 1)[0] or value.startswith("/"):
+        effects.add(WRITE, destination, recursive=True)
+    return effects
 
 
 def network_program(argv: list[Word]) -> Effects:
     """Any other network program: what it sends is unknown; words that look like local paths
     are possible reads (``maybe``)."""
     name = argv[0].value or "?"
-    e = Effects(False, f"{name} talks to the network")
-    e.network = f"{name} talks to the network"
+    effects = Effects(False, f"{name} talks to the network")
+    effects.network = f"{name} talks to the network"
     words = argv[1:]
     skip = False
-    for w in words:
-        v = w.value
+    for word in words:
+        value = word.value
         if skip:
             skip = False
             continue
-        if v is None:
+        if value is None:
             continue
-        if v in _IDENTITY and name in ("ssh", "sshpass", "sftp"):
+        if value in _IDENTITY and name in ("ssh", "sshpass", "sftp"):
             skip = True  # `ssh -i KEY`: using a key to log in is what ssh is for
             continue
-        candidate = _candidate(v)
+        candidate = _candidate(value)
         if _path_like(candidate):
-            e.add(READ, literal(candidate), detail="maybe")
-    return e
+            effects.add(READ, literal(candidate), detail="maybe")
+    return effects
 
 
 NETWORK_PROGRAMS: dict[str, Callable[[list[Word]], Effects]] = {

@@ -88,7 +88,7 @@ class Table:
         self.numbers = numbers  # `head -5`, `nice -10`: a -NUMBER word is a count
         self.all = options
         # can a word that is not what it looks like (a glob, a $VAR) do harm as an option?
-        self.risky = not complete or any(not o.harmless for o in options.values())
+        self.risky = not complete or any(not option.harmless for option in options.values())
 
     def long_option(self, name: str) -> tuple[Option | None, str]:
         """(option, "") or (None, problem) for ``--name`` (without dashes)."""
@@ -108,7 +108,7 @@ class Table:
         if not self.complete:
             return None, f"--{name} abbreviates an option this table does not fully know"
         if len(found) > 1:
-            return None, f"--{name} is ambiguous ({', '.join(o.name for o in found[:4])})"
+            return None, f"--{name} is ambiguous ({', '.join(option.name for option in found[:4])})"
         return found[0], ""
 
 
@@ -140,24 +140,24 @@ class Scan:
         self.dashdash = False
 
     def has(self, *names: str) -> bool:
-        return any(f.option.name in names for f in self.found)
+        return any(found.option.name in names for found in self.found)
 
     def get(self, *names: str) -> list[Found]:
-        return [f for f in self.found if f.option.name in names]
+        return [found for found in self.found if found.option.name in names]
 
     def value(self, *names: str) -> str | None:
         """The value of the last of these options given (None if absent or valueless)."""
         value = None
-        for f in self.found:
-            if f.option.name in names:
-                value = f.value
+        for found in self.found:
+            if found.option.name in names:
+                value = found.value
         return value
 
     def tagged(self, tag: str) -> list[Found]:
-        return [f for f in self.found if f.option.tag == tag]
+        return [found for found in self.found if found.option.tag == tag]
 
     def effects(self) -> list[Found]:
-        return [f for f in self.found if f.option.effect]
+        return [found for found in self.found if found.option.effect]
 
 
 def _attached(word: Word, value: str) -> Word:
@@ -168,89 +168,91 @@ def _attached(word: Word, value: str) -> Word:
 
 def scan(words: list[Word], table: Table, start: int = 0) -> Scan:
     """Scan ``words[start:]`` (the arguments, without the program name)."""
-    s = Scan()
-    found = s.found
-    operands = s.operands
+    parsed = Scan()
+    count = len(words)
+    i = start
+    if i >= count:
+        return parsed
+    found = parsed.found
+    operands = parsed.operands
     options = True
     permute = table.permute
     short = table.short
-    n = len(words)
-    i = start
-    while i < n:
-        w = words[i]
+    while i < count:
+        word = words[i]
         i += 1
         if not options:
-            operands.append(w)
+            operands.append(word)
             continue
-        kind = w.kind
-        if kind == DYNAMIC or (kind == GLOB and w.may_start_with_dash):
-            s.loose.append(w)
-            operands.append(w)
+        kind = word.kind
+        if kind == DYNAMIC or (kind == GLOB and word.may_start_with_dash):
+            parsed.loose.append(word)
+            operands.append(word)
             if not permute:
                 options = False
             continue
-        v = w.value or ""
-        if v == "--":
+        word_value = word.value or ""
+        if word_value == "--":
             options = False
-            s.dashdash = True
+            parsed.dashdash = True
             continue
-        if len(v) < 2 or v[0] != "-":
-            operands.append(w)
+        if len(word_value) < 2 or word_value[0] != "-":
+            operands.append(word)
             if not permute:
                 options = False
             continue
-        if v[1] == "-":
-            name, eq, value = v[2:].partition("=")
+        if word_value[1] == "-":
+            name, eq, value = word_value[2:].partition("=")
             option, problem = table.long_option(name)
             if option is None:
-                s.problems.append(problem)
+                parsed.problems.append(problem)
                 continue
             if option.arg == REQUIRED:
                 if eq:
-                    found.append(Found(option, value, _attached(w, value)))
-                elif i < n:
+                    found.append(Found(option, value, _attached(word, value)))
+                elif i < count:
                     nxt = words[i]
                     i += 1
                     found.append(Found(option, nxt.value, nxt))
                 else:
-                    s.problems.append(f"--{name} needs a value")
+                    parsed.problems.append(f"--{name} needs a value")
             elif option.arg == OPTIONAL:
                 found.append(Found(option, value if eq else None,
-                                   _attached(w, value) if eq else None))
+                                   _attached(word, value) if eq else None))
             else:
                 if eq:
-                    s.problems.append(f"--{name} takes no value")
+                    parsed.problems.append(f"--{name} takes no value")
                 found.append(Found(option, None, None))
             continue
-        if table.numbers and v[1:].isdigit():
+        if table.numbers and word_value[1:].isdigit():
             continue  # `-5`: a count (head, tail, nice …)
         j = 1
-        length = len(v)
+        length = len(word_value)
         while j < length:
-            letter = v[j]
+            letter = word_value[j]
             option = short.get(letter)
             if option is None:
                 if not letter.isalnum() and table.complete:
                     # no getopt program has such an option: it refuses to run
-                    s.refused = True
+                    parsed.refused = True
                 else:
-                    s.problems.append(f"-{letter} is not a known option")
+                    parsed.problems.append(f"-{letter} is not a known option")
                 j += 1
                 continue
             if option.arg == NO_ARG:
                 found.append(Found(option, None, None))
                 j += 1
                 continue
-            rest = v[j + 1:]
+            rest = word_value[j + 1:]
             if rest:
-                found.append(Found(option, rest, _attached(w, rest)))
+                found.append(Found(option, rest, _attached(word, rest)))
             elif option.arg == OPTIONAL:
                 found.append(Found(option, None, None))
-            elif i < n:
+            elif i < count:
                 nxt = words[i]
                 i += 1
                 found.append(Found(option, nxt.value, nxt))
             else:
-                s.problems.append(f"-{letter} needs a value")
+                parsed.problems.append(f"-{letter} needs a value")
             break
-    return s
+    return parsed

@@ -42,25 +42,25 @@ _GREP = options(
 
 def grep(argv: list[Word]) -> Effects:
     name = argv[0].value or "grep"
-    s = scan(argv, _GREP, 1)
-    e = Effects(True, "grep searches file contents")
-    if s.problems:
-        e.no(f"{name} {s.problems[0]}")
-    why = loose_problem(s, _GREP, name)
+    parsed = scan(argv, _GREP, 1)
+    effects = Effects(True, "grep searches file contents")
+    if parsed.problems:
+        effects.no(f"{name} {parsed.problems[0]}")
+    why = loose_problem(parsed, _GREP, name)
     if why:
-        e.no(why)
-    apply_found(s, e, name)
-    operands = s.operands if s.tagged("pattern") else s.operands[1:]
-    follow = bool(s.tagged("follow"))
-    recursive = follow or bool(s.tagged("recursive"))
-    for f in s.tagged("directories"):
-        value = f.value or ""
+        effects.no(why)
+    apply_found(parsed, effects, name)
+    operands = parsed.operands if parsed.tagged("pattern") else parsed.operands[1:]
+    follow = bool(parsed.tagged("follow"))
+    recursive = follow or bool(parsed.tagged("recursive"))
+    for found in parsed.tagged("directories"):
+        value = found.value or ""
         if value and "recurse".startswith(value):
             recursive = True
-    _roots(e, name, operands, recursive, follow, hidden=True,
-           filters=[f.word for f in s.tagged("include") if f.word is not None],
+    _roots(effects, name, operands, recursive, follow, hidden=True,
+           filters=[found.word for found in parsed.tagged("include") if found.word is not None],
            default_root=recursive)
-    return e
+    return effects
 
 
 _RG = options(
@@ -106,40 +106,40 @@ _RG = options(
 
 
 def ripgrep(argv: list[Word]) -> Effects:
-    s = scan(argv, _RG, 1)
-    e = Effects(True, "ripgrep searches files")
-    if s.problems:
-        e.no(f"rg {s.problems[0]}")
-    why = loose_problem(s, _RG, "rg")
+    parsed = scan(argv, _RG, 1)
+    effects = Effects(True, "ripgrep searches files")
+    if parsed.problems:
+        effects.no(f"rg {parsed.problems[0]}")
+    why = loose_problem(parsed, _RG, "rg")
     if why:
-        e.no(why)
-    apply_found(s, e, "rg")
-    listing = s.has("--files", "--type-list")
-    operands = s.operands if (s.tagged("pattern") or listing) else s.operands[1:]
-    hidden = bool(s.tagged("hidden"))
-    _roots(e, "rg", operands, True, bool(s.tagged("follow")), hidden=hidden,
-           filters=[f.word for f in s.tagged("include") if f.word is not None],
+        effects.no(why)
+    apply_found(parsed, effects, "rg")
+    listing = parsed.has("--files", "--type-list")
+    operands = parsed.operands if (parsed.tagged("pattern") or listing) else parsed.operands[1:]
+    hidden = bool(parsed.tagged("hidden"))
+    _roots(effects, "rg", operands, True, bool(parsed.tagged("follow")), hidden=hidden,
+           filters=[found.word for found in parsed.tagged("include") if found.word is not None],
            default_root=True)
-    return e
+    return effects
 
 
-def _roots(e: Effects, name: str, operands: list[Word], recursive: bool, follow: bool,
+def _roots(effects: Effects, name: str, operands: list[Word], recursive: bool, follow: bool,
            hidden: bool, filters: list[Word], default_root: bool) -> None:
-    roots = [w for w in operands if w.value != "-"]
+    roots = [word for word in operands if word.value != "-"]
     if not roots and default_root:
         roots = [literal(".")]
-    for w in roots:
-        if w.kind == DYNAMIC:
-            e.no(f"{name} searches a path decided at run time ({w.text[:40]!r})")
-        e.add(READ, w)
+    for word in roots:
+        if word.kind == DYNAMIC:
+            effects.no(f"{name} searches a path decided at run time ({word.text[:40]!r})")
+        effects.add(READ, word)
         if recursive:
-            e.add(SEARCH, w, recursive=True, hidden=hidden, follow=follow)
+            effects.add(SEARCH, word, recursive=True, hidden=hidden, follow=follow)
     if recursive:
-        for f in filters:
-            pattern = (f.value or "").lstrip("!")
+        for found in filters:
+            pattern = (found.value or "").lstrip("!")
             if not pattern:
                 continue
-            for w in roots:
-                base = (w.value or ".").rstrip("/") or "/"
+            for word in roots:
+                base = (word.value or ".").rstrip("/") or "/"
                 joined = pattern if pattern.startswith("/") else f"{base}/{pattern}"
-                e.add(READ, Word(joined, joined, GLOB, tilde=w.tilde), detail="filter")
+                effects.add(READ, Word(joined, joined, GLOB, tilde=word.tilde), detail="filter")

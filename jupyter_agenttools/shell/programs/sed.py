@@ -39,173 +39,173 @@ def script_problem(script: str) -> tuple[str | None, list[str], list[str], list[
     writes: list[str] = []
     commands: list[str] = []
     i = 0
-    n = len(script)
+    count = len(script)
 
     def till_eol(k: int) -> tuple[str, int]:
-        e = script.find("\n", k)
-        if e < 0:
-            e = n
-        return script[k:e], e
+        effects = script.find("\n", k)
+        if effects < 0:
+            effects = count
+        return script[k:effects], effects
 
     def delimited(k: int, delim: str) -> int:
         # index just after the closing delimiter, or -1
-        while k < n:
-            c = script[k]
-            if c == "\\":
+        while k < count:
+            character = script[k]
+            if character == "\\":
                 k += 2
                 continue
-            if c == "\n" and delim != "\n":
+            if character == "\n" and delim != "\n":
                 return -1
-            if c == delim:
+            if character == delim:
                 return k + 1
             k += 1
         return -1
 
-    while i < n:
-        c = script[i]
-        if c in " \t\n;":
+    while i < count:
+        char = script[i]
+        if char in " \t\n;":
             i += 1
             continue
-        if c == "#":
+        if char == "#":
             _, i = till_eol(i)
             continue
         for _ in range(2):  # addresses
-            if i < n and (script[i].isdigit() or script[i] == "$"):
-                while i < n and (script[i].isdigit() or script[i] in "$~"):
+            if i < count and (script[i].isdigit() or script[i] == "$"):
+                while i < count and (script[i].isdigit() or script[i] in "$~"):
                     i += 1
-            elif i < n and script[i] in "/\\":
+            elif i < count and script[i] in "/\\":
                 if script[i] == "\\":
-                    if i + 1 >= n:
+                    if i + 1 >= count:
                         return "unterminated address", reads, writes, commands
-                    d = script[i + 1]
+                    delimiter = script[i + 1]
                     i += 2
                 else:
-                    d = "/"
+                    delimiter = "/"
                     i += 1
-                j = delimited(i, d)
+                j = delimited(i, delimiter)
                 if j < 0:
                     return "unterminated address", reads, writes, commands
                 i = j
-                while i < n and script[i] in "IM":
+                while i < count and script[i] in "IM":
                     i += 1
-            if i < n and script[i] == ",":
+            if i < count and script[i] == ",":
                 i += 1
-                if i < n and script[i] in "+~":
+                if i < count and script[i] in "+~":
                     i += 1
                 continue
             break
-        while i < n and script[i] in " \t":
+        while i < count and script[i] in " \t":
             i += 1
-        if i < n and script[i] == "!":
+        if i < count and script[i] == "!":
             i += 1
-            while i < n and script[i] in " \t":
+            while i < count and script[i] in " \t":
                 i += 1
-        if i >= n:
+        if i >= count:
             return "missing command", reads, writes, commands
-        c = script[i]
+        char = script[i]
         i += 1
-        if c in "{}=dDgGhHnNpPxzF":
+        if char in "{}=dDgGhHnNpPxzF":
             continue
-        if c in "lqQLv":
-            while i < n and (script[i].isdigit() or script[i] in " \t"):
+        if char in "lqQLv":
+            while i < count and (script[i].isdigit() or script[i] in " \t"):
                 i += 1
             continue
-        if c in "aic":
+        if char in "aic":
             _, i = till_eol(i)
-            while 0 < i < n and script[i - 1] == "\\":  # continued text lines
+            while 0 < i < count and script[i - 1] == "\\":  # continued text lines
                 _, i = till_eol(i + 1)
             continue
-        if c in ":btT":
-            while i < n and script[i] not in ";\n":
+        if char in ":btT":
+            while i < count and script[i] not in ";\n":
                 i += 1
             continue
-        if c in "rRwW":
+        if char in "rRwW":
             name, i = till_eol(i)
             name = name.strip()
-            (reads if c in "rR" else writes).append(name)
+            (reads if char in "rR" else writes).append(name)
             continue
-        if c == "e":
+        if char == "e":
             command, i = till_eol(i)
             if command.strip():
                 commands.append(command.strip())
                 continue
             return "exec", reads, writes, commands
-        if c in "sy":
-            if i >= n:
+        if char in "sy":
+            if i >= count:
                 return "unterminated s command", reads, writes, commands
-            d = script[i]
-            if d in "\\\n":
+            delimiter = script[i]
+            if delimiter in "\\\n":
                 return "unusual delimiter", reads, writes, commands
-            j = delimited(i + 1, d)
+            j = delimited(i + 1, delimiter)
             if j < 0:
-                return f"unterminated {c} command", reads, writes, commands
-            j = delimited(j, d)
+                return f"unterminated {char} command", reads, writes, commands
+            j = delimited(j, delimiter)
             if j < 0:
-                return f"unterminated {c} command", reads, writes, commands
+                return f"unterminated {char} command", reads, writes, commands
             i = j
-            if c == "y":
+            if char == "y":
                 continue
-            while i < n and script[i] not in ";\n}":
-                f = script[i]
-                if f == "e":
+            while i < count and script[i] not in ";\n}":
+                flag = script[i]
+                if flag == "e":
                     return "exec", reads, writes, commands
-                if f in "wW":
+                if flag in "wW":
                     name, i = till_eol(i + 1)
                     writes.append(name.strip())
                     break
-                if f not in "gpiImM0123456789 \t":
-                    return f"unknown s flag {f!r}", reads, writes, commands
+                if flag not in "gpiImM0123456789 \t":
+                    return f"unknown s flag {flag!r}", reads, writes, commands
                 i += 1
             continue
-        return f"unknown sed command {c!r}", reads, writes, commands
+        return f"unknown sed command {char!r}", reads, writes, commands
     return None, reads, writes, commands
 
 
 def sed(argv: list[Word]) -> Effects:
     name = argv[0].value or "sed"
-    s = scan(argv, _SED, 1)
-    e = Effects(True, "sed without -i, w or e only prints")
-    if s.problems:
-        e.no(f"{name} {s.problems[0]}")
-    why = loose_problem(s, _SED, name)
+    parsed = scan(argv, _SED, 1)
+    effects = Effects(True, "sed without -i, w or e only prints")
+    if parsed.problems:
+        effects.no(f"{name} {parsed.problems[0]}")
+    why = loose_problem(parsed, _SED, name)
     if why:
-        e.no(why)
-    apply_found(s, e, name)
-    operands = list(s.operands)
-    scripts = [f.word for f in s.tagged("script")]
+        effects.no(why)
+    apply_found(parsed, effects, name)
+    operands = list(parsed.operands)
+    scripts = [flag.word for flag in parsed.tagged("script")]
     if not scripts:
         if not operands:
-            e.no("sed without a script")
-            return e
+            effects.no("sed without a script")
+            return effects
         scripts = [operands.pop(0)]
-    in_place = bool(s.tagged("in-place"))
-    for w in operands:
-        if w.value == "-" and not in_place:
+    in_place = bool(parsed.tagged("in-place"))
+    for each_word in operands:
+        if each_word.value == "-" and not in_place:
             continue
-        e.add(READ, w)
+        effects.add(READ, each_word)
         if in_place:
-            e.add(WRITE, w)
-        elif w.kind == DYNAMIC:
-            e.no(f"sed reads a file named at run time ({w.text[:40]!r})")
+            effects.add(WRITE, each_word)
+        elif each_word.kind == DYNAMIC:
+            effects.no(f"sed reads a file named at run time ({each_word.text[:40]!r})")
     if in_place:
-        e.no("sed -i edits files in place")
+        effects.no("sed -i edits files in place")
     for word in scripts:
         if word is None or word.value is None or word.kind != "literal":
-            e.no("the sed script is decided at run time")
+            effects.no("the sed script is decided at run time")
             continue
         problem, read_files, written, commands = script_problem(word.value)
         for path in read_files:
-            e.add(READ, literal(path))
+            effects.add(READ, literal(path))
         for path in written:
             if path not in _STD_STREAMS:
-                e.add(WRITE, literal(path))
-                e.no("the sed script writes a file (w/W)")
+                effects.add(WRITE, literal(path))
+                effects.no("the sed script writes a file (w/W)")
         for command in commands:
-            e.runs.append(Run(SOURCE, "sed", source=command))
-            e.no(f"the sed script runs a shell command ({command[:40]!r})")
+            effects.runs.append(Run(SOURCE, "sed", source=command))
+            effects.no(f"the sed script runs a shell command ({command[:40]!r})")
         if problem == "exec":
-            e.runs.append(Run(CODE, "sed", language="sh"))
-            e.no("the sed script runs the pattern space as a shell command (e, s///e)")
+            effects.runs.append(Run(CODE, "sed", language="sh"))
+            effects.no("the sed script runs the pattern space as a shell command (e, s///e)")
         elif problem:
-            e.no(f"the sed script could not be understood ({problem})")
-    return e
+            effects.no(f"the sed script could not be understood ({problem})")
+    return effects

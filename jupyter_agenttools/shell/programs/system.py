@@ -25,17 +25,17 @@ def _no(reason: str) -> Effects:
 
 
 def echo(argv: list[Word]) -> Effects:
-    e = _yes("prints its arguments")
-    for w in argv[1:]:
-        if w.kind != DYNAMIC:
+    effects = _yes("prints its arguments")
+    for word in argv[1:]:
+        if word.kind != DYNAMIC:
             continue
-        if "${!" in w.text:
-            return e.no("indirect expansion ${!…} prints any variable")
-        unsafe = [v for v in w.vars if v not in PRINT_SAFE_VARS]
+        if "${!" in word.text:
+            return effects.no("indirect expansion ${!…} prints any variable")
+        unsafe = [value for value in word.vars if value not in PRINT_SAFE_VARS]
         if unsafe:
-            e.env += (unsafe[0],)
-            return e.no(f"prints ${unsafe[0]}, which may hold a secret")
-    return e
+            effects.env += (unsafe[0],)
+            return effects.no(f"prints ${unsafe[0]}, which may hold a secret")
+    return effects
 
 
 def printf(argv: list[Word]) -> Effects:
@@ -49,57 +49,57 @@ def printf(argv: list[Word]) -> Effects:
                 name not in ("auto_resume", "histchars")) or first.value is None:
             return _no("printf -v assigns a shell variable (PATH, or a subscript that runs "
                        "code)")
-    e = echo(argv)
-    if e.read_only:
-        e.reason = "formats its arguments"
-    return e
+    effects = echo(argv)
+    if effects.read_only:
+        effects.reason = "formats its arguments"
+    return effects
 
 
 def printenv(argv: list[Word]) -> Effects:
-    names = [w for w in argv[1:] if not (w.value or "").startswith("-")]
+    names = [word for word in argv[1:] if not (word.value or "").startswith("-")]
     if not names:
-        e = _no("prints the whole environment, where API keys live")
-        e.env = ("*",)
-        e.secret = e.reason
-        return e
-    e = _yes("prints harmless environment variables")
-    for w in names:
-        if w.value not in PRINT_SAFE_VARS:
-            e.env += (w.value or "?",)
-            e.secret = f"prints the variable {w.text!r}, which may hold a secret"
-            e.no(e.secret)
-    return e
+        effects = _no("prints the whole environment, where API keys live")
+        effects.env = ("*",)
+        effects.secret = effects.reason
+        return effects
+    effects = _yes("prints harmless environment variables")
+    for word in names:
+        if word.value not in PRINT_SAFE_VARS:
+            effects.env += (word.value or "?",)
+            effects.secret = f"prints the variable {word.text!r}, which may hold a secret"
+            effects.no(effects.secret)
+    return effects
 
 
 def cd(argv: list[Word]) -> Effects:
-    rest = [w for w in argv[1:] if w.value not in ("-L", "-P", "-e", "-@", "--")]
-    e = _yes("changes the working directory of this shell only")
+    rest = [word for word in argv[1:] if word.value not in ("-L", "-P", "-e", "-@", "--")]
+    effects = _yes("changes the working directory of this shell only")
     if len(rest) > 1:
-        return e.no("cd takes one directory")
+        return effects.no("cd takes one directory")
     if not rest:
-        e.cwd = Word("~", "~", tilde=True)
-        return e
+        effects.cwd = Word("~", "~", tilde=True)
+        return effects
     target = rest[0]
-    e.cwd = target
+    effects.cwd = target
     if target.kind == DYNAMIC:
-        e.no("cd to a directory decided at run time")
+        effects.no("cd to a directory decided at run time")
     elif target.value == "-":
-        e.cwd = Word("~-", None)
-        e.no("cd - goes to a directory decided at run time")
+        effects.cwd = Word("~-", None)
+        effects.no("cd - goes to a directory decided at run time")
     elif target.kind != LITERAL:
-        e.no("cd to a glob: where later relative names resolve is decided at run time")
-    return e
+        effects.no("cd to a glob: where later relative names resolve is decided at run time")
+    return effects
 
 
 def popd(argv: list[Word]) -> Effects:
-    e = _no("popd goes to a directory decided at run time")
-    e.cwd = Word("popd", None)
-    return e
+    effects = _no("popd goes to a directory decided at run time")
+    effects.cwd = Word("popd", None)
+    return effects
 
 
 def command_query(argv: list[Word]) -> Effects:
-    flags = [w.value for w in argv[1:] if (w.value or "").startswith("-")]
-    if any(f not in ("-v", "-V", "-p") for f in flags) or not ({"-v", "-V"} & set(flags)):
+    flags = [word.value for word in argv[1:] if (word.value or "").startswith("-")]
+    if any(found not in ("-v", "-V", "-p") for found in flags) or not ({"-v", "-V"} & set(flags)):
         return _no("command without -v/-V runs its argument")
     return _yes("command -v/-V only looks a name up")
 
@@ -108,7 +108,7 @@ def version_only(*forms: str) -> Callable[[list[Word]], Effects]:
     allowed = frozenset(forms)
 
     def check(argv: list[Word]) -> Effects:
-        values = [w.value for w in argv[1:]]
+        values = [word.value for word in argv[1:]]
         if len(values) == 1 and values[0] in allowed:
             return _yes("prints its version")
         return _no(f"{argv[0].value} runs code unless only asked for its version")
@@ -123,27 +123,27 @@ def subcommands(forms: set[tuple[str, ...]], reason: str,
 
     def check(argv: list[Word]) -> Effects:
         words = argv[1:]
-        if any(w.kind != LITERAL for w in words):
+        if any(word.kind != LITERAL for word in words):
             return _no("an argument decided at run time")
-        values = tuple(w.value for w in words)
+        values = tuple(word.value for word in words)
         for form in ordered:
-            n = len(form)
-            if values[:n] == form and (any_tail or len(values) == n):
+            count = len(form)
+            if values[:count] == form and (any_tail or len(values) == count):
                 return _yes(reason)
-        return _no(f"{argv[0].value} {' '.join(v or '' for v in values[:2])} is not a "
+        return _no(f"{argv[0].value} {' '.join(value or '' for value in values[:2])} is not a "
                    "known read-only form")
     return check
 
 
 def ps(argv: list[Word]) -> Effects:
-    for w in argv[1:]:
-        v = w.value
-        if v is None:
+    for word in argv[1:]:
+        value = word.value
+        if value is None:
             return _no("an argument decided at run time")
         # BSD-style `ps e` / `ps auxe` print every process's environment (API keys)
-        if not v.startswith("-") and "e" in v and v.isalpha():
+        if not value.startswith("-") and "e" in value and value.isalpha():
             return _no("ps e shows the environment of every process, where API keys live")
-        if v.startswith(("-o", "--format", "-O", "o")) and "environ" in v:
+        if value.startswith(("-o", "--format", "-O", "o")) and "environ" in value:
             return _no("ps shows process environments")
     return _yes("lists processes")
 
@@ -159,15 +159,15 @@ _NVIDIA_VALUE = frozenset({"-d", "--display", "-i", "--id"})
 def nvidia_smi(argv: list[Word]) -> Effects:
     i = 1
     while i < len(argv):
-        v = argv[i].value
+        value = argv[i].value
         i += 1
-        if v is None:
+        if value is None:
             return _no("an argument decided at run time")
-        name = v.split("=", 1)[0]
+        name = value.split("=", 1)[0]
         if name not in _NVIDIA_OK:
             return _no(f"nvidia-smi {name} is not a listing option (it may change GPU "
                        "settings, loop, or write a file)")
-        if name in _NVIDIA_VALUE and "=" not in v:
+        if name in _NVIDIA_VALUE and "=" not in value:
             i += 1
     return _yes("nvidia-smi listing/query only")
 
@@ -190,26 +190,26 @@ _PIP = options(
 
 
 def pip(argv: list[Word]) -> Effects:
-    values = [w.value for w in argv[1:]]
+    values = [word.value for word in argv[1:]]
     if values in (["--version"], ["-V"]):
         return _yes("prints its version")
     if not values or values[0] not in _PIP_SUBS:
-        e = _no("only pip list/show/freeze/check are read-only")
+        effects = _no("only pip list/show/freeze/check are read-only")
         if values and values[0] in ("install", "download", "search", "index", "wheel"):
-            e.network = f"pip {values[0]} downloads packages"
-        return e
-    s = scan(argv, _PIP, 2)
-    e = _yes(f"pip {values[0]} only lists installed packages")
-    if s.problems:
-        e.no(f"pip {values[0]} {s.problems[0]}")
-    apply_found(s, e, f"pip {values[0]}")
-    if s.loose:
-        e.no("pip: an argument decided at run time")
-    return e
+            effects.network = f"pip {values[0]} downloads packages"
+        return effects
+    parsed = scan(argv, _PIP, 2)
+    effects = _yes(f"pip {values[0]} only lists installed packages")
+    if parsed.problems:
+        effects.no(f"pip {values[0]} {parsed.problems[0]}")
+    apply_found(parsed, effects, f"pip {values[0]}")
+    if parsed.loose:
+        effects.no("pip: an argument decided at run time")
+    return effects
 
 
 def python(argv: list[Word]) -> Effects:
-    values = [w.value for w in argv[1:]]
+    values = [word.value for word in argv[1:]]
     if len(values) == 1 and values[0] in ("--version", "-V", "-VV"):
         return _yes("prints its version")
     if len(values) >= 2 and values[0] == "-m" and values[1] in ("pip", "pip3"):
@@ -224,29 +224,29 @@ _GH_READ = {("pr", "list"), ("pr", "view"), ("pr", "status"), ("pr", "diff"), ("
 
 
 def gh(argv: list[Word]) -> Effects:
-    values = [w.value for w in argv[1:]]
+    values = [word.value for word in argv[1:]]
     if None in values:
         return _no("an argument decided at run time")
     if values in (["--version"], ["version"]):
         return _yes("prints its version")
     if len(values) >= 2 and (values[0], values[1]) in _GH_READ:
-        for v in (value or "" for value in values):  # no None: checked above
-            name = v.split("=", 1)[0]
+        for word_value in (value or "" for value in values):  # no None: checked above
+            name = word_value.split("=", 1)[0]
             # pflag: `-th` bundles -t, `--web=true` spells --web
             if name in ("--web", "--show-token") or (
-                    v.startswith("-") and not v.startswith("--") and
+                    word_value.startswith("-") and not word_value.startswith("--") and
                     ("t" in name[1:] or "w" in name[1:])):
                 return _no("opens a browser or prints the token")
-        e = _yes(f"gh {values[0]} {values[1]} only reads")
-        e.network = "gh talks to GitHub"
-        return e
-    e = _no("not a read-only gh command")
-    e.network = "gh talks to GitHub"
-    return e
+        effects = _yes(f"gh {values[0]} {values[1]} only reads")
+        effects.network = "gh talks to GitHub"
+        return effects
+    effects = _no("not a read-only gh command")
+    effects.network = "gh talks to GitHub"
+    return effects
 
 
 def docker(argv: list[Word]) -> Effects:
-    values = [w.value for w in argv[1:]]
+    values = [word.value for word in argv[1:]]
     if values and values[0] in ("ps", "images", "version", "--version") and None not in values:
         return _yes("docker listing")
     return _no("not a read-only docker command")
@@ -277,63 +277,65 @@ def jq(argv: list[Word]) -> Effects:
     second: list[tuple[str, Word]] = []
     i = 1
     while i < len(argv):
-        w = argv[i]
-        if w.value in ("--arg", "--argjson", "--slurpfile", "--rawfile") and i + 2 < len(argv):
-            words.append(w)
+        word = argv[i]
+        if word.value in ("--arg", "--argjson", "--slurpfile", "--rawfile") and i + 2 < len(argv):
+            words.append(word)
             words.append(argv[i + 1])
-            second.append((w.value, argv[i + 2]))
+            second.append((word.value, argv[i + 2]))
             i += 3
             continue
-        words.append(w)
+        words.append(word)
         i += 1
-    s = scan(words, _JQ, 1)
-    e = _yes("jq filters JSON; it cannot write files or run commands")
-    if s.problems:
-        e.no(f"jq {s.problems[0]}")
-    why = loose_problem(s, _JQ, "jq")
+    parsed = scan(words, _JQ, 1)
+    effects = _yes("jq filters JSON; it cannot write files or run commands")
+    if parsed.problems:
+        effects.no(f"jq {parsed.problems[0]}")
+    why = loose_problem(parsed, _JQ, "jq")
     if why:
-        e.no(why)
-    apply_found(s, e, "jq")
-    for option, w in second:
+        effects.no(why)
+    apply_found(parsed, effects, "jq")
+    for option, word in second:
         if option in ("--slurpfile", "--rawfile"):
-            e.add(READ, w)
-    operands = s.operands
-    if s.has("-f", "--from-file"):
+            effects.add(READ, word)
+    operands = parsed.operands
+    if parsed.has("-f", "--from-file"):
         files = operands
     else:
         if not operands:
-            return e.no("jq without a program") if not s.has("-n", "--null-input") else e
+            if not parsed.has("-n", "--null-input"):
+                return effects.no("jq without a program")
+            return effects
         program = operands[0]
         files = operands[1:]
         if program.kind != LITERAL:
-            return e.no("the jq program is decided at run time")
+            return effects.no("the jq program is decided at run time")
         text = program.value or ""
         compact = text.replace(" ", "").replace("\t", "").replace("\n", "")
         if any(k.replace(" ", "") in compact for k in _JQ_ENV) or _word_in(text, "env"):
-            e.env = ("*",)
-            e.no("the jq program reads the environment, where API keys live")
+            effects.env = ("*",)
+            effects.no("the jq program reads the environment, where API keys live")
         for module in ("include", "import", "modulemeta", "get_search_list"):
             if _word_in(text, module):
-                e.no("the jq program loads a module that can't be reviewed here")
-    if s.has("--args", "--jsonargs"):
+                effects.no("the jq program loads a module that can't be reviewed here")
+    if parsed.has("--args", "--jsonargs"):
         files = []
-    for w in files:
-        e.add(READ, w)
-        if w.kind == DYNAMIC:
-            e.no("jq reads a file named at run time")
-    return e
+    for word in files:
+        effects.add(READ, word)
+        if word.kind == DYNAMIC:
+            effects.no("jq reads a file named at run time")
+    return effects
 
 
 def _word_in(text: str, word: str) -> bool:
     """``word`` appears in ``text`` as a whole identifier (linear scan)."""
     start = 0
-    n = len(word)
+    count = len(word)
     while True:
         k = text.find(word, start)
         if k < 0:
             return False
         before = text[k - 1] if k > 0 else " "
-        after = text[k + n] if k + n < len(text) else " "
+        after = text[k + count] if k + count < len(text) else " "
         if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
             return True
         start = k + 1
@@ -341,27 +343,27 @@ def _word_in(text: str, word: str) -> bool:
 
 def lsof(argv: list[Word]) -> Effects:
     """lsof's options start with ``-`` or ``+``; ``-r``/``+r`` repeat forever."""
-    e = _yes("lists open files")
-    for w in argv[1:]:
-        v = w.value
-        if v is None:
-            return e.no("an argument decided at run time")
-        if v[:1] in ("-", "+") and not v.startswith("--") and "r" in v[1:2]:
-            return e.no(f"lsof {v[:2]} repeats forever")
-        if v[:1] == "+" and v[1:2] in ("D", "d") and len(v) == 2:
+    effects = _yes("lists open files")
+    for word in argv[1:]:
+        value = word.value
+        if value is None:
+            return effects.no("an argument decided at run time")
+        if value[:1] in ("-", "+") and not value.startswith("--") and "r" in value[1:2]:
+            return effects.no(f"lsof {value[:2]} repeats forever")
+        if value[:1] == "+" and value[1:2] in ("D", "d") and len(value) == 2:
             continue
-    return e
+    return effects
 
 
 def test(argv: list[Word]) -> Effects:
-    e = _yes("evaluates a condition")
+    effects = _yes("evaluates a condition")
     words = argv[1:]
-    for k, w in enumerate(words):
-        if w.value == "-v":
-            return e.no("test -v evaluates an array subscript, which can run commands")
-        if w.kind == DYNAMIC and k + 1 < len(words) and words[k].text.startswith("-"):
-            return e.no("an operator decided at run time")
-    return e
+    for k, word in enumerate(words):
+        if word.value == "-v":
+            return effects.no("test -v evaluates an array subscript, which can run commands")
+        if word.kind == DYNAMIC and k + 1 < len(words) and words[k].text.startswith("-"):
+            return effects.no("an operator decided at run time")
+    return effects
 
 
 # --- secrets and machine-wide changes ---------------------------------------------------------
@@ -395,6 +397,10 @@ _PRINTERS = frozenset(first for words, _ in _SECRET_COMMANDS for first in words[
     "env", "printenv", "export", "declare", "typeset", "set", "compgen", "gh", "git",
     "kubectl", "pass"}
 PRINTER_NAMES = _PRINTERS
+# the entries of _SECRET_COMMANDS by program name, in table order
+_SECRET_COMMANDS_OF: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _entry in _SECRET_COMMANDS:
+    _SECRET_COMMANDS_OF.setdefault(_entry[0][0], []).append(_entry)
 
 
 def secret_printer(argv: list[Word]) -> str:
@@ -404,27 +410,27 @@ def secret_printer(argv: list[Word]) -> str:
     name = argv[0].value
     if name not in _PRINTERS and not name.startswith("docker-credential-"):
         return ""
-    rest = [w.value for w in argv[1:]]
-    if name in ("env", "printenv") and not [v for v in rest if v is None or not
-                                            v.startswith("-")]:
+    rest = [word.value for word in argv[1:]]
+    if name in ("env", "printenv") and not [value for value in rest if value is None or not
+                                            value.startswith("-")]:
         return "prints the whole environment, where API keys live"
     if name == "printenv":
-        bad = [v for v in rest if v is None or (not v.startswith("-") and
-                                                v not in PRINT_SAFE_VARS)]
+        bad = [value for value in rest if value is None or (not value.startswith("-") and
+                                                            value not in PRINT_SAFE_VARS)]
         if bad:
             return f"prints the variable {bad[0] or '(decided at run time)'}, " \
                    "which may hold a secret"
     if name in ("export", "declare", "typeset") and all(
-            v in ("-p", "-x", "-px", "-xp") for v in rest):
+            value in ("-p", "-x", "-px", "-xp") for value in rest):
         return "prints the exported environment, where API keys live"
     if name in ("set", "compgen") and (not rest or rest in (["-e"], ["-v"], ["-o", "posix"])):
         return "prints every shell variable, API keys included"
-    plain = [v for v in rest if v is not None and not v.startswith("-")]
+    plain = [value for value in rest if value is not None and not value.startswith("-")]
     if name == "gh" and plain[:2] == ["auth", "status"] and any(
-            v in ("-t", "--show-token") for v in rest):
+            value in ("-t", "--show-token") for value in rest):
         return "prints your GitHub token"
-    if name == "git" and any(v is not None and v.startswith("credential") for v in rest) and \
-            any(v in ("fill", "get") for v in rest):
+    if name == "git" and any(value is not None and value.startswith("credential")
+                             for value in rest) and any(value in ("fill", "get") for value in rest):
         return "git credential prints stored passwords"
     if name == "kubectl" and plain[:2] == ["config", "view"] and "--raw" in rest:
         return "prints cluster credentials"
@@ -433,8 +439,8 @@ def secret_printer(argv: list[Word]) -> str:
         return "prints a stored secret"
     if name.startswith("docker-credential-") and "get" in rest:
         return "prints registry credentials"
-    for words, why in _SECRET_COMMANDS:
-        if words[0] == name and tuple(plain[:len(words) - 1]) == words[1:]:
+    for words, why in _SECRET_COMMANDS_OF.get(name, ()):
+        if tuple(plain[:len(words) - 1]) == words[1:]:
             return why
     return ""
 
@@ -446,14 +452,14 @@ SYSTEM_NAMES = _POWER | {"init", "telinit", "systemctl", "kill", "pkill", "killa
 def system_change(argv: list[Word]) -> str:
     """Why this command changes the whole machine ("" when it does not)."""
     name = argv[0].value if argv else None
-    values = [w.value for w in argv[1:]]
+    values = [word.value for word in argv[1:]]
     if name in _POWER or (name in ("init", "telinit") and values[:1] in (["0"], ["6"])) or (
-            name == "systemctl" and any(v in ("poweroff", "reboot", "halt", "kexec")
-                                        for v in values)):
+            name == "systemctl" and any(value in ("poweroff", "reboot", "halt", "kexec")
+                                        for value in values)):
         return f"{name} shuts down or restarts the machine"
     if name in ("kill", "pkill", "killall") and "-1" in values:
         return f"{name} -1 signals every process"
-    if name == "crontab" and not any(v in ("-l",) for v in values):
+    if name == "crontab" and not any(value in ("-l",) for value in values):
         return "crontab installs or removes scheduled commands"
     return ""
 

@@ -22,40 +22,40 @@ __all__ = ["TABLE"]
 _HELP = "help version"
 
 
-def _check_operands(argv: list[Word], s: Scan, e: Effects) -> None:
+def _check_operands(argv: list[Word], parsed: Scan, effects: Effects) -> None:
     """md5sum -c FILE reads FILE (a list of names) and every file named there."""
-    if s.has("-c"):
-        for access in e.paths:
+    if parsed.has("-c"):
+        for access in effects.paths:
             if access.kind == LIST:
                 access.kind = READ
-        e.no("checking sums reads the files named inside the list file")
+        effects.no("checking sums reads the files named inside the list file")
 
 
-def _diff_recursive(argv: list[Word], s: Scan, e: Effects) -> None:
-    if s.has("-r"):
-        for access in list(e.paths):
+def _diff_recursive(argv: list[Word], parsed: Scan, effects: Effects) -> None:
+    if parsed.has("-r"):
+        for access in list(effects.paths):
             if access.kind == READ:
-                e.add(SEARCH, access.word, recursive=True)
+                effects.add(SEARCH, access.word, recursive=True)
 
 
-def _date_operands(argv: list[Word], s: Scan, e: Effects) -> None:
-    for w in s.operands:
-        if not (w.value or "").startswith("+"):
-            e.no("an operand other than +FORMAT sets the system date")
-    e.paths = [a for a in e.paths if a.kind != READ or a.word in
-               [f.word for f in s.found if f.word is not None]]
+def _date_operands(argv: list[Word], parsed: Scan, effects: Effects) -> None:
+    for word in parsed.operands:
+        if not (word.value or "").startswith("+"):
+            effects.no("an operand other than +FORMAT sets the system date")
+    effects.paths = [access for access in effects.paths if access.kind != READ or access.word in
+                     [found.word for found in parsed.found if found.word is not None]]
 
 
 _TAIL_FOLLOW = "follows the file forever"
 
 
-def _response_files(argv: list[Word], s: Scan, e: Effects) -> None:
+def _response_files(argv: list[Word], parsed: Scan, effects: Effects) -> None:
     """binutils read more options from ``@FILE`` (a bad option quotes the file's text)."""
-    for w in s.operands:
-        value = w.value or ""
+    for word in parsed.operands:
+        value = word.value or ""
         if value.startswith("@"):
-            e.add(READ, Word(value[1:], value[1:]))
-            e.no("@FILE reads options from a file")
+            effects.add(READ, Word(value[1:], value[1:]))
+            effects.no("@FILE reads options from a file")
 
 
 _XXD_VALUE = frozenset({"c", "cols", "g", "groupsize", "l", "len", "n", "name", "o", "R", "s",
@@ -68,25 +68,25 @@ _XXD_FLAG = frozenset({"a", "autoskip", "b", "bits", "C", "capitalize", "E", "EB
 def xxd(argv: list[Word]) -> Effects:
     """xxd reads single-dash words as whole options (``-ps``, ``-cols 8``, ``-c8``); ``-r``
     turns a dump back into a file; a second operand is the output file."""
-    e = Effects(True, "dumps bytes")
+    effects = Effects(True, "dumps bytes")
     operands: list[Word] = []
     words = argv[1:]
     i = 0
     while i < len(words):
-        w = words[i]
-        v = w.value or ""
+        word = words[i]
+        value = word.value or ""
         i += 1
-        if w.kind != "literal":
-            e.no("xxd: an argument decided at run time")
-            operands.append(w)
+        if word.kind != "literal":
+            effects.no("xxd: an argument decided at run time")
+            operands.append(word)
             continue
-        if v == "--":
+        if value == "--":
             operands.extend(words[i:])
             break
-        if v.startswith("-") and len(v) > 1:
-            name = v[1:]
+        if value.startswith("-") and len(value) > 1:
+            name = value[1:]
             if name in ("r", "revert") or name.startswith("r"):
-                e.no("xxd -r turns a dump back into a file")
+                effects.no("xxd -r turns a dump back into a file")
             elif name in _XXD_FLAG:
                 pass
             elif name in _XXD_VALUE:
@@ -95,15 +95,15 @@ def xxd(argv: list[Word]) -> Effects:
                     name[:1] in ("s", "o") and name[1:2] in ("+", "-"):
                 pass
             else:
-                e.no(f"xxd {v} is not a known option")
+                effects.no(f"xxd {value} is not a known option")
             continue
-        operands.append(w)
+        operands.append(word)
     if len(operands) > 1:
-        e.no("xxd's second operand is an output file")
-    for w in operands[:1]:
-        if w.value != "-":
-            e.add(READ, w)
-    return e
+        effects.no("xxd's second operand is an output file")
+    for word in operands[:1]:
+        if word.value != "-":
+            effects.add(READ, word)
+    return effects
 
 TABLE: dict[str, Callable[[list[Word]], Effects]] = {
     # --- file contents --------------------------------------------------------------------

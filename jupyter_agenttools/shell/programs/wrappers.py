@@ -55,12 +55,12 @@ _BASH_LONG = frozenset({"--norc", "--noprofile", "--posix", "--login", "--restri
 def shell(argv: list[Word]) -> Effects:
     name = _base(argv[0].value or "sh")
     language = "sh" if name in POSIX_SHELLS else name
-    values = [w.value for w in argv[1:]]
+    values = [word.value for word in argv[1:]]
     if values in (["--version"], ["-c", "--version"]):
         return Effects(True, "prints its version")
-    e = Effects(False, f"{name} runs shell code")
+    effects = Effects(False, f"{name} runs shell code")
     if name in ("fish", "pwsh", "powershell", "nu", "elvish", "xonsh"):
-        return _long_option_shell(name, argv, e, language)
+        return _long_option_shell(name, argv, effects, language)
     family = "csh" if name in ("csh", "tcsh") else "posix"
     value_letters = _SHELL_VALUE_LETTERS[family]
     command = False
@@ -68,34 +68,34 @@ def shell(argv: list[Word]) -> Effects:
     exact = True
     words = argv[1:]
     i = 0
-    n = len(words)
-    while i < n:
-        w = words[i]
-        v = w.value or ""
-        if w.kind == DYNAMIC:
+    count = len(words)
+    while i < count:
+        word = words[i]
+        value = word.value or ""
+        if word.kind == DYNAMIC:
             exact = False
             break
-        if v in ("-", "--"):
+        if value in ("-", "--"):
             i += 1
             break
-        if v.startswith("--"):
-            option = v.split("=", 1)[0]
+        if value.startswith("--"):
+            option = value.split("=", 1)[0]
             if option in _BASH_LONG_VALUE:
-                file = literal(v.split("=", 1)[1]) if "=" in v else (
-                    words[i + 1] if i + 1 < n else None)
+                file = literal(value.split("=", 1)[1]) if "=" in value else (
+                    words[i + 1] if i + 1 < count else None)
                 if file is not None:
-                    e.runs.append(Run(SCRIPT, name, argv=[file], language=language))
-                    e.add(READ, file)
-                i += 1 if "=" in v else 2
+                    effects.runs.append(Run(SCRIPT, name, argv=[file], language=language))
+                    effects.add(READ, file)
+                i += 1 if "=" in value else 2
                 continue
             if option not in _BASH_LONG:
                 exact = False
             i += 1
             continue
-        if v[:1] in ("-", "+") and len(v) > 1:
+        if value[:1] in ("-", "+") and len(value) > 1:
             take = 0
-            for letter in v[1:]:
-                if letter == "c" and v[0] == "-":
+            for letter in value[1:]:
+                if letter == "c" and value[0] == "-":
                     command = True
                 elif letter == "s":
                     stdin = True
@@ -104,24 +104,24 @@ def shell(argv: list[Word]) -> Effects:
             i += 1 + take
             continue
         break
-    operands = words[i:] if i <= n else []
+    operands = words[i:] if i <= count else []
     if not exact:
-        e.runs.append(Run(CODE, name, language=language, exact=False, argv=words))
-        return e
+        effects.runs.append(Run(CODE, name, language=language, exact=False, argv=words))
+        return effects
     if command:
         if not operands:
-            return e
+            return effects
         source = operands[0]
         if source.kind != LITERAL:
-            e.runs.append(Run(CODE, name, language=language))
+            effects.runs.append(Run(CODE, name, language=language))
         else:
-            e.runs.append(Run(SOURCE, name, source=source.value, language=language))
+            effects.runs.append(Run(SOURCE, name, source=source.value, language=language))
     elif stdin or not operands:
-        e.runs.append(Run(STDIN, name, language=language))
+        effects.runs.append(Run(STDIN, name, language=language))
     else:
-        e.runs.append(Run(SCRIPT, name, argv=[operands[0]], language=language))
-        e.add(READ, operands[0])
-    return e
+        effects.runs.append(Run(SCRIPT, name, argv=[operands[0]], language=language))
+        effects.add(READ, operands[0])
+    return effects
 
 
 _FISH = options("ilnNPv", "dDo", "interactive login no-execute no-config print-rusage-self "
@@ -133,38 +133,39 @@ _FISH = options("ilnNPv", "dDo", "interactive login no-execute no-config print-r
                 permute=False, complete=False)
 
 
-def _long_option_shell(name: str, argv: list[Word], e: Effects, language: str) -> Effects:
+def _long_option_shell(name: str, argv: list[Word], effects: Effects, language: str) -> Effects:
     """fish (getopt_long) and the PowerShell-style ``-Command``/``-c``/``-File`` shells."""
     if name == "fish":
-        s = scan(argv, _FISH, 1)
-        commands = s.tagged("command")
-        for f in commands:
-            if f.word is not None and f.word.kind == LITERAL:
-                e.runs.append(Run(SOURCE, name, source=f.word.value, language=language))
+        parsed = scan(argv, _FISH, 1)
+        commands = parsed.tagged("command")
+        for found in commands:
+            if found.word is not None and found.word.kind == LITERAL:
+                effects.runs.append(Run(SOURCE, name, source=found.word.value, language=language))
             else:
-                e.runs.append(Run(CODE, name, language=language))
-        if s.problems:
-            e.runs.append(Run(CODE, name, language=language, exact=False, argv=argv[1:]))
+                effects.runs.append(Run(CODE, name, language=language))
+        if parsed.problems:
+            effects.runs.append(Run(CODE, name, language=language, exact=False, argv=argv[1:]))
         elif not commands:
-            if s.operands:
-                e.runs.append(Run(SCRIPT, name, argv=s.operands[:1], language=language))
+            if parsed.operands:
+                effects.runs.append(Run(SCRIPT, name, argv=parsed.operands[:1], language=language))
             else:
-                e.runs.append(Run(STDIN, name, language=language))
-        return e
+                effects.runs.append(Run(STDIN, name, language=language))
+        return effects
     words = argv[1:]
-    for k, w in enumerate(words):
-        v = (w.value or "").lower()
-        if v in ("-c", "-command", "-e", "--command", "-ec", "-encodedcommand") and \
+    for k, word in enumerate(words):
+        value = (word.value or "").lower()
+        if value in ("-c", "-command", "-e", "--command", "-ec", "-encodedcommand") and \
                 k + 1 < len(words):
             rest = words[k + 1:]
-            if all(x.kind == LITERAL for x in rest):
-                e.runs.append(Run(SOURCE, name, source=" ".join(x.value or "" for x in rest),
-                                  language=language))
+            if all(word.kind == LITERAL for word in rest):
+                effects.runs.append(Run(SOURCE, name,
+                                        source=" ".join(word.value or "" for word in rest),
+                                        language=language))
             else:
-                e.runs.append(Run(CODE, name, language=language))
-            return e
-    e.runs.append(Run(CODE, name, language=language, exact=False, argv=words))
-    return e
+                effects.runs.append(Run(CODE, name, language=language))
+            return effects
+    effects.runs.append(Run(CODE, name, language=language, exact=False, argv=words))
+    return effects
 
 
 # --- interpreters -------------------------------------------------------------------------------
@@ -229,65 +230,65 @@ def _interpreter_spec(name: str) -> _Interpreter | None:
 def interpreter(argv: list[Word]) -> Effects:
     name = argv[0].value or "?"
     spec = _interpreter_spec(name) or _Interpreter(name)
-    values = [w.value for w in argv[1:]]
+    values = [word.value for word in argv[1:]]
     if len(values) == 1 and values[0] in _VERSION_FORMS.get(spec.language, ()):
         return Effects(True, "prints its version")
     if spec.language == "python" and values[:1] == ["-m"] and values[1:2] in (["pip"],
                                                                             ["pip3"]):
         return pip([literal("pip")] + argv[3:])
-    e = Effects(False, "the interpreter runs code")
+    effects = Effects(False, "the interpreter runs code")
     words = argv[1:]
     i = 0
-    n = len(words)
+    count = len(words)
     in_place = False
-    while i < n:
-        w = words[i]
-        v = w.value or ""
-        if w.kind == DYNAMIC:
-            e.runs.append(Run(CODE, name, language=spec.language, exact=False))
-            return e
-        if v == "--":
+    while i < count:
+        word = words[i]
+        value = word.value or ""
+        if word.kind == DYNAMIC:
+            effects.runs.append(Run(CODE, name, language=spec.language, exact=False))
+            return effects
+        if value == "--":
             i += 1
             break
-        if v == "-" or not v.startswith("-"):
+        if value == "-" or not value.startswith("-"):
             break
-        option = v.split("=", 1)[0]
-        if option in spec.code or any(v.startswith(c) and len(c) == 2 and len(v) > 2
-                                      for c in spec.code) or (
-                spec.language in ("perl", "ruby") and not v.startswith("--") and
-                any(c[1] in v[1:] for c in spec.code)):
-            e.runs.append(Run(CODE, name, language=spec.language))
-            if spec.language in ("perl", "ruby") and "i" in v[1:].split("e", 1)[0]:
+        option = value.split("=", 1)[0]
+        if option in spec.code or any(value.startswith(letter) and len(letter) == 2 and
+                                      len(value) > 2 for letter in spec.code) or (
+                spec.language in ("perl", "ruby") and not value.startswith("--") and
+                any(letter[1] in value[1:] for letter in spec.code)):
+            effects.runs.append(Run(CODE, name, language=spec.language))
+            if spec.language in ("perl", "ruby") and "i" in value[1:].split("e", 1)[0]:
                 in_place = True
             # perl/ruby: the code is the next word (or the rest of the bundle after e)
             i += 2
-            while i < n and (words[i].value or "").startswith("-") and \
+            while i < count and (words[i].value or "").startswith("-") and \
                     spec.language in ("perl", "ruby") and words[i].value != "--":
-                if any(c in (words[i].value or "")[1:2] for c in ("e", "E")):
+                if any(letter in (words[i].value or "")[1:2] for letter in ("e", "E")):
                     i += 2
                 else:
                     i += 1
-            _in_place_operands(e, words[i:], in_place)
-            return e
+            _in_place_operands(effects, words[i:], in_place)
+            return effects
         if option in spec.module:
-            e.runs.append(Run(CODE, name, language=spec.language))
-            return e
-        if option in spec.in_place or (spec.in_place and not v.startswith("--") and
-                                       "i" in v[1:]):
+            effects.runs.append(Run(CODE, name, language=spec.language))
+            return effects
+        if option in spec.in_place or (spec.in_place and not value.startswith("--") and
+                                       "i" in value[1:]):
             in_place = True
-        if option in spec.values and "=" not in v and len(v) == len(option):
+        if option in spec.values and "=" not in value and len(value) == len(option):
             i += 2
             continue
         i += 1
     operands = words[i:]
     if operands and operands[0].value != "-":
-        e.runs.append(Run(SCRIPT, name, argv=operands[:1], language=spec.language))
-        e.add(READ, operands[0])
-        _in_place_operands(e, operands[1:], in_place)
-        maybe_reads(operands, e, 1)
+        effects.runs.append(Run(SCRIPT, name, argv=operands[:1], language=spec.language))
+        effects.add(READ, operands[0])
+        _in_place_operands(effects, operands[1:], in_place)
+        maybe_reads(operands, effects, 1)
     else:
-        e.runs.append(Run(STDIN, name, language=spec.language))
-    return e
+        effects.runs.append(Run(STDIN, name, language=spec.language))
+    return effects
 
 
 _VERSION_FORMS = {"python": ("--version", "-V", "-VV"), "javascript": ("--version", "-v"),
@@ -296,12 +297,12 @@ _VERSION_FORMS = {"python": ("--version", "-V", "-VV"), "javascript": ("--versio
                   "r": ("--version",)}
 
 
-def _in_place_operands(e: Effects, operands: list[Word], in_place: bool) -> None:
+def _in_place_operands(effects: Effects, operands: list[Word], in_place: bool) -> None:
     if in_place:
-        for w in operands:
-            e.add(WRITE, w)
-            e.add(READ, w)
-        e.no("edits files in place")
+        for word in operands:
+            effects.add(WRITE, word)
+            effects.add(READ, word)
+        effects.no("edits files in place")
 
 
 # --- wrappers -------------------------------------------------------------------------------
@@ -436,7 +437,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "busybox": Wrapper("runs one of its applets", _OPAQUE),
     "toybox": Wrapper("runs one of its applets", _OPAQUE),
 }
-TRANSPARENT = frozenset(name for name, w in WRAPPERS.items() if w.transparent)
+TRANSPARENT = frozenset(name for name, word in WRAPPERS.items() if word.transparent)
 # `X run CMD`: tools that run a command in their environment (and may install packages)
 _RUN_SUBCOMMAND = frozenset({"uv", "poetry", "pipenv", "conda", "mamba", "micromamba", "pixi",
                              "hatch", "pdm", "rye", "npm", "pnpm", "yarn"})
@@ -453,205 +454,211 @@ _ENV = _w("i0v", "uC", "ignore-environment null debug list-signal-handling " + _
 def env(argv: list[Word]) -> Effects:
     """env [OPTION]... [NAME=VALUE]... [COMMAND [ARG]...]: without a command it prints the
     environment; ``-S`` splits a string into the command; ``-C DIR`` runs it elsewhere."""
-    s = scan(argv, _ENV, 1)
-    e = Effects(True, "runs a command with environment changes")
+    parsed = scan(argv, _ENV, 1)
+    effects = Effects(True, "runs a command with environment changes")
     transparent = True
-    if s.found:
+    if parsed.found:
         # kept from the first analysis: env with options is not seen through by allow rules
         # or the read-only check (deny rules still see the command it runs)
-        e.no(f"env {s.found[0].name} changes the environment or how the command runs")
+        effects.no(f"env {parsed.found[0].name} changes the environment or how the command runs")
         transparent = False
-    if s.problems:
-        e.runs.append(Run(ARGV, "env", argv=argv[1:], exact=False))
-        e.no(f"env {s.problems[0]}")
-        return e
-    operands = list(s.operands)
+    if parsed.problems:
+        effects.runs.append(Run(ARGV, "env", argv=argv[1:], exact=False))
+        effects.no(f"env {parsed.problems[0]}")
+        return effects
+    operands = list(parsed.operands)
     k = 0
     while k < len(operands):
-        w = operands[k]
-        v = w.value or ""
-        if w.kind == LITERAL and "=" in v and v.split("=", 1)[0].replace("_", "a").isalnum() \
-                and not v[0].isdigit():
-            name = v.split("=", 1)[0]
+        word = operands[k]
+        value = word.value or ""
+        if word.kind == LITERAL and "=" in value and \
+                value.split("=", 1)[0].replace("_", "a").isalnum() and not value[0].isdigit():
+            name = value.split("=", 1)[0]
             if not harmless_assignment(name):
-                e.no(f"{name}=… changes what runs or what it reads")
+                effects.no(f"{name}=… changes what runs or what it reads")
                 transparent = False
             k += 1
             continue
         break
     command = operands[k:]
-    for f in s.found:
-        tag = f.option.tag
+    for found in parsed.found:
+        tag = found.option.tag
         if tag == "split":
-            if f.word is not None and f.word.kind == LITERAL:
-                e.runs.append(Run(SOURCE, "env", source=f.word.value, language="env-split"))
+            if found.word is not None and found.word.kind == LITERAL:
+                effects.runs.append(Run(SOURCE, "env", source=found.word.value,
+                                        language="env-split"))
             else:
-                e.runs.append(Run(CODE, "env", language="env-split"))
-            e.no("env -S splits a string into the command")
+                effects.runs.append(Run(CODE, "env", language="env-split"))
+            effects.no("env -S splits a string into the command")
         elif tag in ("argv0", "path"):
-            e.no(f"env {f.name} changes which program runs or what it sees")
-        elif f.name in ("-C",):
-            e.no("env -C runs the command in another directory")
-            if f.word is not None:
-                e.cwd = f.word
+            effects.no(f"env {found.name} changes which program runs or what it sees")
+        elif found.name in ("-C",):
+            effects.no("env -C runs the command in another directory")
+            if found.word is not None:
+                effects.cwd = found.word
     if not command:
-        if not s.tagged("split"):
-            e.no("prints the whole environment, where API keys live")
-            e.env = ("*",)
-            e.secret = "prints the whole environment, where API keys live"
-        return e
-    e.runs.append(Run(ARGV, "env", argv=command, transparent=transparent))
-    return e
+        if not parsed.tagged("split"):
+            effects.no("prints the whole environment, where API keys live")
+            effects.env = ("*",)
+            effects.secret = "prints the whole environment, where API keys live"
+        return effects
+    effects.runs.append(Run(ARGV, "env", argv=command, transparent=transparent))
+    return effects
 
 
 def wrapper(argv: list[Word]) -> Effects:
     name = _base(argv[0].value or "?")
     spec = WRAPPERS[name]
-    e = Effects(spec.transparent or name == "xargs", f"{name} {spec.reason}")
+    effects = Effects(spec.transparent or name == "xargs", f"{name} {spec.reason}")
     if name in ("busybox", "toybox"):
         rest = argv[1:]
         if rest and rest[0].kind == LITERAL and not (rest[0].value or "").startswith("-"):
-            e.runs.append(Run(ARGV, name, argv=rest))
+            effects.runs.append(Run(ARGV, name, argv=rest))
         elif rest:
-            e.runs.append(Run(ARGV, name, argv=rest, exact=False))
-        e.no(f"{name} applets are not the system's programs")
-        return e
-    if name == "command" and any((w.value or "").startswith("-") and w.value not in
-                                 ("-p", "--") for w in argv[1:2]):
+            effects.runs.append(Run(ARGV, name, argv=rest, exact=False))
+        effects.no(f"{name} applets are not the system's programs")
+        return effects
+    if name == "command" and any((word.value or "").startswith("-") and word.value not in
+                                 ("-p", "--") for word in argv[1:2]):
         from_query = True
     else:
         from_query = False
     if from_query:
         return Effects(False, "command -v/-V")  # handled by the system table
-    s = scan(argv, spec.table, 1)
-    for f in s.found:
-        if f.option.effect == "writes" and f.word is not None:
-            e.add(WRITE, f.word)
-            e.no(f"{name} {f.name}: {f.option.reason}")
-        elif f.option.effect == "reads" and f.word is not None:
-            e.add(READ, f.word)
-    if s.problems or s.loose:
-        e.no(f"{name}: " + (s.problems[0] if s.problems else "an option decided at run time"))
-        e.runs.append(Run(ARGV, name, argv=argv[1:], exact=False))
-        return e
-    if any(f.name in spec.no_command for f in s.found):
-        e.no(f"{name} {s.found[0].name}")
-        return e
-    sources = [f for f in s.found if f.option.tag == "source"]
-    operands = s.operands[spec.skip:]
-    if name == "sudo" and s.has("-e"):
-        for w in s.operands:
-            e.add(WRITE, w)
-        e.no("sudo -e edits files as another user")
-        return e
-    if name in ("sudo", "doas") and s.has("-s", "--shell", "-i", "--login"):
+    parsed = scan(argv, spec.table, 1)
+    for found in parsed.found:
+        if found.option.effect == "writes" and found.word is not None:
+            effects.add(WRITE, found.word)
+            effects.no(f"{name} {found.name}: {found.option.reason}")
+        elif found.option.effect == "reads" and found.word is not None:
+            effects.add(READ, found.word)
+    if parsed.problems or parsed.loose:
+        effects.no(f"{name}: " + (parsed.problems[0] if parsed.problems else
+                                  "an option decided at run time"))
+        effects.runs.append(Run(ARGV, name, argv=argv[1:], exact=False))
+        return effects
+    if any(found.name in spec.no_command for found in parsed.found):
+        effects.no(f"{name} {parsed.found[0].name}")
+        return effects
+    sources = [found for found in parsed.found if found.option.tag == "source"]
+    operands = parsed.operands[spec.skip:]
+    if name == "sudo" and parsed.has("-e"):
+        for word in parsed.operands:
+            effects.add(WRITE, word)
+        effects.no("sudo -e edits files as another user")
+        return effects
+    if name in ("sudo", "doas") and parsed.has("-s", "--shell", "-i", "--login"):
         if operands:
-            if all(w.kind == LITERAL for w in operands):
-                e.runs.append(Run(SOURCE, name, source=" ".join(w.value or "" for w in operands),
-                                  language="sh"))
+            if all(word.kind == LITERAL for word in operands):
+                effects.runs.append(Run(SOURCE, name,
+                                        source=" ".join(word.value or "" for word in operands),
+                                        language="sh"))
             else:
-                e.runs.append(Run(CODE, name, language="sh"))
+                effects.runs.append(Run(CODE, name, language="sh"))
         else:
-            e.runs.append(Run(STDIN, name, language="sh"))
-        e.no(f"{name} runs a shell as another user")
-        return e
-    if name == "watch" and not s.tagged("exec"):
+            effects.runs.append(Run(STDIN, name, language="sh"))
+        effects.no(f"{name} runs a shell as another user")
+        return effects
+    if name == "watch" and not parsed.tagged("exec"):
         if operands:
-            if all(w.kind == LITERAL for w in operands):
-                e.runs.append(Run(SOURCE, name, source=" ".join(w.value or "" for w in operands),
-                                  language="sh"))
+            if all(word.kind == LITERAL for word in operands):
+                effects.runs.append(Run(SOURCE, name,
+                                        source=" ".join(word.value or "" for word in operands),
+                                        language="sh"))
             else:
-                e.runs.append(Run(CODE, name, language="sh"))
-        e.no("watch runs a command repeatedly")
-        return e
+                effects.runs.append(Run(CODE, name, language="sh"))
+        effects.no("watch runs a command repeatedly")
+        return effects
     if sources:
-        for f in sources:
-            if f.word is not None and f.word.kind == LITERAL:
-                e.runs.append(Run(SOURCE, name, source=f.word.value, language="sh"))
+        for found in sources:
+            if found.word is not None and found.word.kind == LITERAL:
+                effects.runs.append(Run(SOURCE, name, source=found.word.value, language="sh"))
             else:
-                e.runs.append(Run(CODE, name, language="sh"))
+                effects.runs.append(Run(CODE, name, language="sh"))
         if name == "script":
-            for w in s.operands:
-                e.add(WRITE, w)  # the typescript file
-        e.no(f"{name} runs shell code")
-        return e
-    if name in ("su", "runuser") and not (name == "runuser" and s.has("-u", "--user")):
-        e.runs.append(Run(STDIN, name, language="sh"))
-        e.no(f"{name} runs a shell as another user")
-        return e
+            for word in parsed.operands:
+                effects.add(WRITE, word)  # the typescript file
+        effects.no(f"{name} runs shell code")
+        return effects
+    if name in ("su", "runuser") and not (name == "runuser" and parsed.has("-u", "--user")):
+        effects.runs.append(Run(STDIN, name, language="sh"))
+        effects.no(f"{name} runs a shell as another user")
+        return effects
     if name == "script":
-        e.runs.append(Run(STDIN, name, language="sh"))
-        for w in s.operands:
-            e.add(WRITE, w)
-        e.no("script runs an interactive shell and writes a typescript")
-        return e
-    if name == "flock" and s.operands[:1]:
-        e.add(WRITE, s.operands[0])  # the lock file is created
+        effects.runs.append(Run(STDIN, name, language="sh"))
+        for word in parsed.operands:
+            effects.add(WRITE, word)
+        effects.no("script runs an interactive shell and writes a typescript")
+        return effects
+    if name == "flock" and parsed.operands[:1]:
+        effects.add(WRITE, parsed.operands[0])  # the lock file is created
     if not operands:
         if spec.default:
             operands = [literal(spec.default)]
         elif name == "exec":
-            return e  # `exec 3>f`: only redirections
+            return effects  # `exec 3>f`: only redirections
         else:
-            e.no(f"{name} without a command")
-            return e
+            effects.no(f"{name} without a command")
+            return effects
     # `exec -a NAME` changes argv[0], which multi-call programs (busybox) dispatch on
-    transparent = spec.transparent and not any(f.option.tag == "argv0" for f in s.found)
-    e.runs.append(Run(ARGV, name, argv=operands, transparent=transparent))
+    transparent = spec.transparent and not any(found.option.tag == "argv0"
+                                               for found in parsed.found)
+    effects.runs.append(Run(ARGV, name, argv=operands, transparent=transparent))
     if not transparent and spec.transparent:
-        e.no(f"{name} -a changes the name the program sees")
+        effects.no(f"{name} -a changes the name the program sees")
     if name == "xargs":
         inner = operands[0].value
         if inner not in SAFE_WITH_ANY_ARGUMENTS:
-            e.no("xargs runs a command whose arguments come from the input; only "
-                 f"{', '.join(sorted(SAFE_WITH_ANY_ARGUMENTS))} are safe with any arguments")
+            effects.no("xargs runs a command whose arguments come from the input; only "
+                       f"{', '.join(sorted(SAFE_WITH_ANY_ARGUMENTS))} are safe with any arguments")
         else:
-            e.reason = f"xargs {inner}: safe with any extra arguments"
-        return e
+            effects.reason = f"xargs {inner}: safe with any extra arguments"
+        return effects
     if not spec.transparent:
-        e.no(f"{name} {spec.reason}")
-    return e
+        effects.no(f"{name} {spec.reason}")
+    return effects
 
 
 def run_subcommand(argv: list[Word]) -> Effects | None:
     """``uv run CMD``, ``poetry run CMD`` …: the command after ``run`` and its options."""
     name = _base(argv[0].value or "")
-    values = [w.value for w in argv[1:3]]
+    values = [word.value for word in argv[1:3]]
     if name in _RUN_SUBCOMMAND and values[:1] in (["run"], ["exec"]) and len(argv) > 2:
-        e = Effects(False, f"{name} run runs a command in its environment")
+        effects = Effects(False, f"{name} run runs a command in its environment")
         if name in ("uv", "npm", "pnpm", "yarn", "pixi", "hatch"):
-            e.network = f"{name} run may download packages"
+            effects.network = f"{name} run may download packages"
         if name in ("npm", "pnpm", "yarn") and values[0] == "run":
             return None  # a package script: code from package.json
-        e.runs.append(Run(ARGV, name, argv=argv[2:], exact=False))
-        return e
+        effects.runs.append(Run(ARGV, name, argv=argv[2:], exact=False))
+        return effects
     if name in _DOWNLOAD_AND_RUN:
-        e = Effects(False, f"{name} downloads a package and runs it")
-        e.network = e.reason
-        e.runs.append(Run(CODE, name, language="package"))
-        e.runs.append(Run(ARGV, name, argv=argv[1:], exact=False))
-        return e
+        effects = Effects(False, f"{name} downloads a package and runs it")
+        effects.network = effects.reason
+        effects.runs.append(Run(CODE, name, language="package"))
+        effects.runs.append(Run(ARGV, name, argv=argv[1:], exact=False))
+        return effects
     return None
 
 
 def eval_(argv: list[Word]) -> Effects:
     words = argv[1:]
-    e = Effects(False, "eval runs its arguments as shell code")
-    if words and all(w.kind == LITERAL for w in words):
-        e.runs.append(Run(SOURCE, "eval", source=" ".join(w.value or "" for w in words),
-                          language="sh", same_shell=True))
+    effects = Effects(False, "eval runs its arguments as shell code")
+    if words and all(word.kind == LITERAL for word in words):
+        effects.runs.append(Run(SOURCE, "eval", source=" ".join(word.value or "" for word in words),
+                                language="sh", same_shell=True))
     elif words:
-        e.runs.append(Run(CODE, "eval", language="sh"))
-    return e
+        effects.runs.append(Run(CODE, "eval", language="sh"))
+    return effects
 
 
 def source(argv: list[Word]) -> Effects:
     name = argv[0].value
-    e = Effects(False, f"{name} runs a file as shell code in this shell")
+    effects = Effects(False, f"{name} runs a file as shell code in this shell")
     if len(argv) > 1:
-        e.runs.append(Run(SCRIPT, name or ".", argv=argv[1:2], language="sh", same_shell=True))
-        e.add(READ, argv[1])
-    return e
+        effects.runs.append(Run(SCRIPT, name or ".", argv=argv[1:2], language="sh",
+                                same_shell=True))
+        effects.add(READ, argv[1])
+    return effects
 
 
 def _run_subcommand_or_unknown(argv: list[Word]) -> Effects | None:
