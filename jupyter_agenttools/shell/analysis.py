@@ -23,10 +23,19 @@ import re
 
 from .effects import ARGV, READ, SOURCE, STDIN, WRITE, Effects
 from .environment import harmless_assignment
-from .fastpath import plain_command_list
+from .fastpath import EXPANDS_UNQUOTED, plain_command_list
 from .programs import classify, known_programs, program_name
 from .programs.base import maybe_reads
-from .syntax import IN_INNER, Budget, Command, Source, Syntax, parse_commands
+from .syntax import (
+    EXPANSION_REASON,
+    IN_INNER,
+    UNQUOTED_REASON,
+    Budget,
+    Command,
+    Source,
+    Syntax,
+    parse_commands,
+)
 from .words import DYNAMIC, LITERAL, Word
 
 __all__ = ["ShellAnalysis", "analyze", "MAX_COMMAND_CHARS", "MAX_DEPTH", "MAX_COMMANDS",
@@ -196,13 +205,18 @@ def analyze(command: object) -> ShellAnalysis:
             return out
         found = plain_command_list(command, out.budget)
         if found is not None:  # the fast path: top-level commands, indices from 0
-            commands, _, too_complex = found
+            commands, _, too_complex, expands = found
             if too_complex:
                 _too_complex(out, too_complex)
+            if expands:  # what the tree walk says of words that are variables
+                out.reason(EXPANSION_REASON)
+                if expands & EXPANDS_UNQUOTED:
+                    out.reason(UNQUOTED_REASON)
+            plain = not expands
             simple = True
             for index, cmd in enumerate(commands):
                 cmd.index = index
-                e = cmd.effects = _effects(cmd, plain=True)
+                e = cmd.effects = _effects(cmd, plain=plain)
                 if e.runs or e.cwd is not None:
                     simple = False
                 else:
@@ -405,7 +419,8 @@ def _add_source(out: ShellAnalysis, cmd: Command, text: str, pipeline_offset: in
         syntax = parse_commands(text, budget=out.budget)
     else:
         syntax = Syntax(Source(text, char_offsets=True), multiline=False)
-        syntax.commands, syntax.pipelines, syntax.too_complex = found
+        # the reasons of inner code are not the command's own (_absorb)
+        syntax.commands, syntax.pipelines, syntax.too_complex, _ = found
     for c in syntax.commands:
         c.nesting |= cmd.nesting | IN_INNER
         c.via = cmd.index

@@ -18,10 +18,19 @@ from __future__ import annotations
 
 import re
 
-from .syntax import Budget, Command, Redirect, Source, Syntax, plain_command
-from .words import GLOB, LITERAL, Word
+from .syntax import (
+    EXPANSION_REASON,
+    UNQUOTED_REASON,
+    Budget,
+    Command,
+    Redirect,
+    Source,
+    Syntax,
+    plain_command,
+)
+from .words import DYNAMIC, GLOB, LITERAL, Word
 
-__all__ = ["plain_commands", "plain_command_list"]
+__all__ = ["plain_commands", "plain_command_list", "EXPANDS", "EXPANDS_UNQUOTED"]
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./=,:+ \t|;&-]*\Z")
 _SPLIT = re.compile(r"(\|\||&&|\||;)")
@@ -42,16 +51,23 @@ _TOKENS = re.compile(
     r"|[A-Za-z0-9_./=,:+@%^~*?-]+"
     r"|'[^'\n]*'"
     r"|\"[^\"$`\\\n!]*\""
+    # a whole word that is one variable, `$NAME` or `"$NAME"`, when a blank, `|`, `;` or the
+    # end follows (`$X.txt`, `$X&`, `$X>f` need the parser)
+    r"|(?:\$[A-Za-z_][A-Za-z0-9_]*|\"\$[A-Za-z_][A-Za-z0-9_]*\")(?=[ \t|;]|\Z)"
     r"|[^ \t]|\Z))")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "in", "function", "coproc", "{", "}",
                        "!", "[[", "]]", "time"})
+_DECLARATIONS = frozenset({"export", "local", "declare", "typeset", "readonly", "unset"})
 # tree-sitter-bash rejects or re-reads these in a command name (`x@y`, `x%y`, `a=1 x:y`)
 _ODD_RE = re.compile(r"[@%:^]")
 
 # what a token is, by its first character
-_WORD, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE = range(6)
+_WORD, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE, _VARIABLE = range(7)
+# what a command's words expand (the third item of plain_command_list's answer; bits)
+EXPANDS = 1  # a word is a variable
+EXPANDS_UNQUOTED = 2  # one of them is not quoted
 _KIND_OF = {
     # a plain word part (one starting with digits is not a redirection: that alternative
     # comes first)
@@ -68,24 +84,28 @@ def plain_commands(text: str, budget: Budget | None = None) -> Syntax | None:
     found = plain_command_list(text, budget if budget is not None else Budget(1 << 30, 1 << 30))
     if found is None:
         return None
-    commands, pipelines, too_complex = found
+    commands, pipelines, too_complex, expands = found
     out = Syntax(Source(text, char_offsets=True), multiline=False)
     out.commands = commands
     out.pipelines = pipelines
     out.too_complex = too_complex
+    if expands:
+        out.reason(EXPANSION_REASON)
+        if expands & EXPANDS_UNQUOTED:
+            out.reason(UNQUOTED_REASON)
     return out
 
 
 def plain_command_list(text: str, budget: Budget
-                       ) -> tuple[list[Command], int, str] | None:
+                       ) -> tuple[list[Command], int, str, int] | None:
     """:func:`plain_commands` without the Syntax record: (commands, pipelines, why the budget
-    ran out), or None when ``text`` is not plain."""
+    ran out, EXPANDS bits: words that are variables), or None when ``text`` is not plain."""
     if _PLAIN.match(text):
         return _split_words(text, budget)
     return _tokenize(text, budget)
 
 
-def _split_words(text: str, budget: Budget) -> tuple[list[Command], int, str] | None:
+def _split_words(text: str, budget: Budget) -> tuple[list[Command], int, str, int] | None:
     """No quotes, no redirections: bash splits on blanks and on ``| && || ;`` alone."""
     if "==" in text or "+=" in text:
         return None  # `A+=1` appends; tree-sitter rejects `ls ==`
@@ -147,10 +167,10 @@ def _split_words(text: str, budget: Budget) -> tuple[list[Command], int, str] | 
                                       "command" if argv else "assignment"))
         previous = separator
         offset += len(segment) + len(separator)
-    return commands, pipe_id + 1, too_complex
+    return commands, pipe_id + 1, too_complex, 0
 
 
-def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | None:
+def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] | None:
     """Quotes and redirections too. The budget is counted as a word or statement starts, as
     :class:`Budget` counts (the same totals when the fast path gives up half-way)."""
     pairs = _TOKENS.findall(text)
@@ -173,15 +193,30 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
     word_text = word_value = ""
     word_parts: list[str] | None = None
     word_quoted = word_glob = False
+    expands = 0
     kind_of = _KIND_OF
     position = 0
     for blanks, redirect, target, token in pairs:
         if token:
             kind = kind_of.get(token[0])
-            part = kind == _WORD or (kind == _QUOTE and len(token) > 1)
+            if kind == _WORD:
+                part = True
+            elif kind == _QUOTE:
+                part = len(token) > 1
+                if part and token[1] == "$" and token[0] == '"':
+                    # `"$NAME"` (a double-quoted part never holds `$`)
+                    kind = _VARIABLE
+                    part = False
+            else:
+                part = False
+                if kind is None and token[0] == "$" and len(token) > 1:
+                    kind = _VARIABLE  # `$NAME`
         else:
             kind = None
             part = False
+        if kind == _VARIABLE and not blanks and position and text[position - 1] not in "|;&":
+            _use(budget, words_used, commands_used)
+            return None  # `a$X`, `>f$X`: a word with a variable inside
         if word_start >= 0 and (blanks or not part):
             # the word ends here
             if word_parts is not None:
@@ -216,7 +251,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
                 words_used += 1
                 if words_used > word_room:
                     _use(budget, words_used, commands_used, "too many words")
-                    return [], 0, budget.exceeded
+                    return [], 0, budget.exceeded, expands
                 word_start = position
                 word_text = token
                 word_parts = None
@@ -240,6 +275,25 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
                         word_glob = True
             position += len(token)
             continue
+        if kind == _VARIABLE:  # a whole word (the tokenizer saw a blank, `|`, `;` or the end next)
+            name = token.strip('"')[1:]
+            if redirect_op is not None or name == "HOME" or not words:
+                # `> $X`: a target named at run time; `$HOME` reads as `~`; `$X ls`: a
+                # command name decided at run time: the parser's view
+                _use(budget, words_used, commands_used)
+                return None
+            words_used += 1
+            if words_used > word_room:
+                _use(budget, words_used, commands_used, "too many words")
+                return [], 0, budget.exceeded, expands
+            quoted = token[0] == '"'
+            expands |= EXPANDS if quoted else EXPANDS | EXPANDS_UNQUOTED
+            words.append(Word(token, None, DYNAMIC, (name,), quoted, False, False))
+            if statement_start < 0:
+                statement_start = position
+            position += len(token)
+            statement_end = position
+            continue
         if redirect:
             start = position
             position += len(redirect)
@@ -262,7 +316,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
                 words_used += 1
                 if words_used > word_room:
                     _use(budget, words_used, commands_used, "too many words")
-                    return [], 0, budget.exceeded
+                    return [], 0, budget.exceeded, expands
                 redirects.append(Redirect(redirect_op, Word(
                     target, target, GLOB if "*" in target or "?" in target else LITERAL, (),
                     False, False, False), redirect_fd))
@@ -283,7 +337,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
         commands_used += 1
         if commands_used > command_room:
             _use(budget, words_used, commands_used, "too many commands")
-            return [], 0, budget.exceeded
+            return [], 0, budget.exceeded, expands
         groups.append((words, redirects, statement_start, statement_end, token))
         words = []
         redirects = []
@@ -292,7 +346,10 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str] | Non
     if redirect_op is not None:
         return None
     groups.append((words, redirects, statement_start, statement_end, ""))
-    return _build(Source(text, char_offsets=True), groups)
+    built = _build(Source(text, char_offsets=True), groups, expands != 0)
+    if built is None:
+        return None
+    return built[0], built[1], "", expands
 
 
 def _use(budget: Budget, words: int, commands: int, exceeded: str = "") -> None:
@@ -304,8 +361,12 @@ def _use(budget: Budget, words: int, commands: int, exceeded: str = "") -> None:
         budget.exceeded = exceeded
 
 
-def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, int, str]]
-           ) -> tuple[list[Command], int, str] | None:
+def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, int, str]],
+           strict: bool) -> tuple[list[Command], int] | None:
+    """The commands of the statements. ``strict`` (a word is a variable): only statements
+    whose every field is the tree walk's too (no redirection: the walk's span of a command
+    leaves them out; no ``VAR=`` prefix: the walk keeps its quotes; no declaration:
+    ``export`` is a declaration there), else None."""
     commands: list[Command] = []
     pipe_id = -1
     position = 0
@@ -317,6 +378,8 @@ def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, i
             # tree-sitter-bash applies `a && b >x` to the whole chain (bash: to b alone);
             # the parser's (wider) reading is the reference
             return None
+        if strict and redirects:
+            return None
         assignments: list[tuple[str, Word]] = []
         first = 0
         while first < len(words) and "=" in words[first].text and \
@@ -324,12 +387,16 @@ def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, i
             name, _, value = (words[first].value or "").partition("=")
             assignments.append((name, Word(value, value, LITERAL, (), False, False, False)))
             first += 1
+        if strict and first:
+            return None
         argv = words[first:] if first else words
         if argv:
             name_word = argv[0]
             name = name_word.text
             if name in _RESERVED or (not name_word.quoted and "=" in name) or \
-                    name_word.kind == GLOB or name[0] == "~" or _ODD_RE.search(name):
+                    name_word.kind != LITERAL or name[0] == "~" or _ODD_RE.search(name):
+                return None
+            if strict and name in _DECLARATIONS:
                 return None
             kind = "command"
         elif assignments:
@@ -350,4 +417,4 @@ def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, i
         commands.append(plain_command(argv, source, start, end, assignments, redirects, pipe,
                                       kind))
         previous = separator
-    return commands, pipe_id + 1, ""
+    return commands, pipe_id + 1

@@ -31,7 +31,7 @@ from .words import (
 )
 
 __all__ = ["Source", "Redirect", "Heredoc", "Command", "Syntax", "Budget", "parse_commands",
-           "PARSER",
+           "PARSER", "EXPANSION_REASON", "UNQUOTED_REASON",
            "IN_SUBSTITUTION", "IN_SUBSHELL", "IN_LOOP", "IN_FUNCTION", "IN_CONDITION",
            "IN_INNER"]
 
@@ -88,7 +88,9 @@ _WORD_CONTAINERS = frozenset({
     "ternary_expression", "parenthesized_expression", "postfix_expression", "subscript",
     "regex", "extglob_pattern", "case_item", "else_clause"})
 # Parameter expansion anywhere (quoted too) is decided at run time: never provably simple.
-_EXPANSION_REASON = "parameter expansion $… (its value is decided at run time)"
+_EXPANSION_REASON = EXPANSION_REASON = \
+    "parameter expansion $… (its value is decided at run time)"
+UNQUOTED_REASON = "unquoted expansion (its value is split into words and globbed at run time)"
 _BRACE_REASON = "brace expansion {a,b} (one word becomes several)"
 _HOME_VARS = frozenset({"HOME"})
 # characters after `$` that start an expansion in an unquoted here-document body
@@ -879,8 +881,7 @@ class _Walker:
                 name = self._var_name(piece)
                 if not assignment:
                     out.reason(_EXPANSION_REASON)
-                    out.reason("unquoted expansion (its value is split into words and "
-                               "globbed at run time)")
+                    out.reason(UNQUOTED_REASON)
                 plain = pk == "simple_expansion" or self._expansion_ops(piece)
                 if plain and name in _HOME_VARS and first:
                     parts.append("~")

@@ -137,7 +137,12 @@ FAST_WORDS = st.sampled_from(["ls", "-la", "git", "status", "A=1", "B=x=y", "rm"
                               "> /dev/null", "2>/dev/null", "<f", ">|x", "2", "a2>x", "'#'",
                               "'{}'", "'a|b'", '"a;b"', "é", "'é'", "x=1", "'x'=1", "A=b c",
                               "FOO='a b'", 'B="x y"', "C=*.py", "D=~/x", "E=a'b'", "<>x",
-                              "3<>x", "<&3", ">&-", "2>&-", "10>x", "&>>x"])
+                              "3<>x", "<&3", ">&-", "2>&-", "10>x", "&>>x",
+                              # words that are one variable (and near misses the parser reads)
+                              "$X", '"$X"', "$a_b1", '"$_x"', "$_", "$HOME", '"$HOME"', "$1",
+                              "$@", "$X$Y", "a$X", "$X.txt", '"$X"y', '"$X y"', '$X"a"',
+                              "${X}", ">$X", '> "$X"', "$X=1", "A=$X", "export", "local",
+                              "unset", "$é", '"$X', "$X'a'", "x>$X"])
 FAST_SEPS = st.sampled_from([" ", "  ", "\t", " | ", "|", " && ", "&&", " || ", ";", "; ", " & ",
                              "&", ""])
 
@@ -158,7 +163,8 @@ def test_fast_path_matches_the_tree_walk(pieces: list[tuple[str, str]], tail: st
 
     def sig(a):
         return (a.unanalyzable, a.reasons, a.opaque,
-                [(c.kind, [(w.value, w.kind, w.tilde) for w in c.argv],
+                [(c.kind, [(w.value, w.kind, w.tilde, w.text, w.vars, w.quoted, w.ansi_c)
+                           for w in c.argv],
                   [(n, w.value) for n, w in c.assignments],
                   [(r.op, r.fd, r.target.value if r.target else None) for r in c.redirects],
                   c.pipeline is None)
