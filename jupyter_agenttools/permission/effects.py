@@ -79,13 +79,20 @@ class PathEffect:
     glob: bool = False
     recursive: bool = False
 
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"a PathEffect kind is one of {sorted(KINDS)}, got {self.kind!r}")
-        if not isinstance(self.path, str):
-            raise ValueError(f"a PathEffect path is a string, got {type(self.path).__name__}")
-        if self.base is not None:
-            object.__setattr__(self, "base", tuple(self.base))
+    def __init__(self, kind: str, path: str, base: Sequence[str] | None = (),
+                 glob: bool = False, recursive: bool = False):
+        # the generated __init__ plus the checks, written straight to the instance (a frozen
+        # dataclass sets each field through object.__setattr__: ~2 us per effect)
+        if kind not in KINDS:
+            raise ValueError(f"a PathEffect kind is one of {sorted(KINDS)}, got {kind!r}")
+        if not isinstance(path, str):
+            raise ValueError(f"a PathEffect path is a string, got {type(path).__name__}")
+        state = self.__dict__
+        state["kind"] = kind
+        state["path"] = path
+        state["base"] = base if base is None or type(base) is tuple else tuple(base)
+        state["glob"] = glob
+        state["recursive"] = recursive
 
     @property
     def family(self) -> str:

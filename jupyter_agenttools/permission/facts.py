@@ -53,6 +53,18 @@ class ResolvedPath:
     is_dir: bool = False
     status: str = "ok"
 
+    def __init__(self, word: str, physical: str, lexical: str, exists: bool = False,
+                 is_dir: bool = False, status: str = "ok"):
+        # what the generated __init__ does, written straight to the instance (a frozen
+        # dataclass sets each field through object.__setattr__: ~2 us per resolved path)
+        state = self.__dict__
+        state["word"] = word
+        state["physical"] = physical
+        state["lexical"] = lexical
+        state["exists"] = exists
+        state["is_dir"] = is_dir
+        state["status"] = status
+
     @property
     def known(self) -> bool:
         return self.status == "ok"
@@ -153,11 +165,24 @@ class PathFacts:
         return found
 
 
+# os.path.abspath of absolute cwd spellings (no file-system fact: normpath of the text)
+_ABSOLUTE: dict[str, str] = {}
+
+
 class LocalFacts(PathFacts):
     """Facts of this machine's file system, asked lazily and cached by this object."""
 
     def __init__(self, cwd: str | None = None, home: str | None = None):
-        self.cwd = os.path.abspath(cwd) if cwd else os.getcwd()
+        if cwd and cwd.startswith("/"):
+            # an absolute spelling tidied: a pure function of the text, kept per process
+            absolute = _ABSOLUTE.get(cwd)
+            if absolute is None:
+                if len(_ABSOLUTE) > 256:
+                    _ABSOLUTE.clear()
+                absolute = _ABSOLUTE[cwd] = os.path.abspath(cwd)
+            self.cwd = absolute
+        else:
+            self.cwd = os.path.abspath(cwd) if cwd else os.getcwd()
         self.home = home if home and home.startswith("/") else os.path.expanduser("~")
         self._links: dict[str, str | None] = {}
         self._kinds: dict[str, str | None] = {}
@@ -173,27 +198,39 @@ class LocalFacts(PathFacts):
         return False
 
     def readlink(self, path: str) -> str | None:
-        try:
-            return self._links[path]
-        except KeyError:
-            pass
+        links = self._links
+        if path in links:  # (a miss is common: no KeyError raised and caught for it)
+            return links[path]
         target: str | None = None
-        if not self._below_absent(path):
+        if not (self._absent and self._below_absent(path)):
+            # lstat, not readlink: the same one system call, no exception for the common
+            # answer (not a link), and for a path that is no link it also says what
+            # ``kind`` would (stat of a non-link is its lstat): one stat less per target
             try:
-                target = os.readlink(path)
+                mode = os.lstat(path).st_mode
             except (FileNotFoundError, NotADirectoryError):
                 self._absent.add(path)
             except (OSError, ValueError):
                 pass
-        self._links[path] = target
+            else:
+                if stat.S_ISLNK(mode):
+                    try:
+                        target = os.readlink(path)
+                    except (FileNotFoundError, NotADirectoryError):
+                        self._absent.add(path)  # (removed in between: now missing)
+                    except (OSError, ValueError):
+                        pass
+                else:
+                    self._kinds.setdefault(path, "dir" if stat.S_ISDIR(mode) else "file")
+        links[path] = target
         return target
 
     def kind(self, path: str) -> str | None:
-        try:
-            return self._kinds[path]
-        except KeyError:
-            pass
-        if path in self._absent or self._below_absent(path):
+        kinds = self._kinds
+        if path in kinds:
+            return kinds[path]
+        absent = self._absent
+        if absent and (path in absent or self._below_absent(path)):
             self._kinds[path] = None
             return None
         try:
@@ -280,9 +317,11 @@ def facts_for(context: Any) -> PathFacts:
     return found
 
 
-def working_dirs(context: Any) -> tuple[str, ...]:
-    """The context's working directories resolved on its facts (the backend's file system)."""
-    facts = facts_for(context)
+def working_dirs(context: Any, facts: PathFacts | None = None) -> tuple[str, ...]:
+    """The context's working directories resolved on its facts (the backend's file system;
+    ``facts``: ``facts_for(context)`` when the caller has it already)."""
+    if facts is None:
+        facts = facts_for(context)
     raw = (context.cwd, context.project_root, *context.working_directories)
     cache = facts.__dict__.setdefault("_working_dirs", {})
     found = cache.get(raw)

@@ -229,6 +229,8 @@ def resolved_matches(pattern: str, target: ResolvedPath, context: "PermissionCon
 
 def _secret(canonical: str, lexical: str, home: str) -> tuple[str, str] | None:
     """The stricter read verdict of the resolved and the unresolved path."""
+    if canonical == lexical:  # (one spelling: one question)
+        return read_verdict(canonical, home)
     found = [v for v in (read_verdict(canonical, home), read_verdict(lexical, home)) if v]
     if not found:
         return None

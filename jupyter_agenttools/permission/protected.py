@@ -164,9 +164,10 @@ def location_words(context: "PermissionContext") -> list[str]:
     return [path for path, _ in _location_words(context)]
 
 
-def _settings_locations(context: "PermissionContext") -> list[tuple[str, str]]:
-    """The agent's settings and audit as this decision sees them, resolved on its facts."""
-    facts = facts_for(context)
+def _settings_locations(context: "PermissionContext", facts: PathFacts
+                        ) -> list[tuple[str, str]]:
+    """The agent's settings and audit as this decision sees them, resolved on its facts
+    (``facts_for(context)``, which the caller has)."""
     cache = facts.__dict__.setdefault("_settings_locations", {})
     key = context.project_root
     if key in cache:
@@ -208,7 +209,7 @@ def _protected_reason(kind: str, recursive: bool, target: ResolvedPath,
         for regex, reason in _compiled(home):
             if regex.match(path):
                 return reason
-    for location, what in _settings_locations(context):
+    for location, what in _settings_locations(context, facts):
         if _below(target.physical, location):
             return what
     wholesale = kind in ("delete", "chmod") or recursive
@@ -225,11 +226,11 @@ def _protected_reason(kind: str, recursive: bool, target: ResolvedPath,
     real_home = facts.physical_dir(home)
     if physical == real_home or _below(real_home, physical):
         return f"{verb} {physical}: the home folder"
-    for d in working_dirs(context):
+    for d in working_dirs(context, facts):
         if d != physical and _below(d, physical):
             return f"{verb} {physical}: a parent of the working directory {d}"
     if kind == "delete" or recursive:
-        for location, what in _settings_locations(context):
+        for location, what in _settings_locations(context, facts):
             if _below(location, physical):
                 return f"{verb} {physical} would remove {what}"
     return None

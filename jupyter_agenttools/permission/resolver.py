@@ -40,6 +40,8 @@ def lexical_join(directory, word):
     """``word`` joined to the absolute ``directory`` and tidied lexically (``..`` removes the
     previous component, never above ``/``): what bash's logical ``cd`` does."""
     if word.startswith("/"):
+        if "/." not in word and "//" not in word and not word.endswith("/"):
+            return word  # no ".", "..", empty or trailing component: already its tidy form
         parts = []
     else:
         parts = split_components(directory)
