@@ -3,7 +3,11 @@
 A command made only of unquoted words (letters, digits and ``_./=,:+-@%^~*?``), single- and
 double-quoted strings without expansions, the separators ``| && || ;`` and simple
 redirections (``> >> < >| &> 2>&1``) has no expansion, grouping, comment or control flow, so
-bash splits it exactly as :func:`plain_commands` does. Anything else (``$``, backquotes,
+bash splits it exactly as :func:`plain_commands` does. A word that is one variable
+(``$NAME``, ``"$NAME"``; not ``$HOME``, not a command name, not a redirection target) is a
+dynamic word with the tree walk's reasons; a command holding one takes the fast path only
+without redirections, ``VAR=`` prefixes or declarations (where the walk's fields differ).
+Anything else (other ``$``, backquotes,
 backslashes, parentheses, braces, ``#``, ``!``, ``[``, newlines, reserved words, a background
 ``&`` …) returns None and the command is parsed by tree-sitter. ``tests/shell/test_shell_fuzz.py``
 checks that both give the same commands.
