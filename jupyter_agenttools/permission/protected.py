@@ -123,6 +123,11 @@ def _any_entry(home: str) -> re.Pattern[str] | None:
         return None
 
 
+# every SYSTEM_TREES entry is a folder right below "/" (then no entry is below another, and
+# a path is below one exactly when its first component is it)
+_TREES_TOP_LEVEL = all(f.startswith("/") and f.count("/") == 1 and len(f) > 1
+                       for f in SYSTEM_TREES)
+
 # the named groups of pathspec's regexes (the same name in several entries)
 _GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
@@ -220,9 +225,15 @@ def _protected_reason(kind: str, recursive: bool, target: ResolvedPath,
         kind, "rewriting everything in")
     if physical in SYSTEM_FOLDERS:
         return f"{verb} {physical}: {SYSTEM_FOLDERS[physical]}"
-    for folder, reason in SYSTEM_TREES.items():
-        if _below(physical, folder):
-            return f"{verb} {physical}: {reason}"
+    if _TREES_TOP_LEVEL:  # the tree a path is below is its first component: one lookup
+        cut = physical.find("/", 1)
+        tree = SYSTEM_TREES.get(physical if cut < 0 else physical[:cut])
+        if tree is not None:
+            return f"{verb} {physical}: {tree}"
+    else:
+        for folder, reason in SYSTEM_TREES.items():
+            if _below(physical, folder):
+                return f"{verb} {physical}: {reason}"
     real_home = facts.physical_dir(home)
     if physical == real_home or _below(real_home, physical):
         return f"{verb} {physical}: the home folder"
