@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..effects import READ, Effects
 from ..words import DYNAMIC, Word
-from .base import apply_found, loose_problem, options, veto
+from .base import options, report_scan, veto
 from .scanner import REQUIRED, Option, scan
 
 __all__ = ["awk", "program_problem"]
@@ -139,12 +139,7 @@ def awk(argv: list[Word]) -> Effects:
     name = argv[0].value or "awk"
     parsed = scan(argv, _AWK, 1)
     effects = Effects(True, "awk without system(), pipes, redirection or getline from files")
-    if parsed.problems:
-        effects.no(f"{name} {parsed.problems[0]}")
-    why = loose_problem(parsed, _AWK, name)
-    if why:
-        effects.no(why)
-    apply_found(parsed, effects, name)
+    report_scan(parsed, _AWK, effects, name)
     operands = list(parsed.operands)
     programs = [found.word for found in parsed.tagged("program")]
     if not programs and not parsed.has("-f", "-E"):

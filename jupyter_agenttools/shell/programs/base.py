@@ -34,7 +34,8 @@ from .scanner import (
 )
 
 __all__ = ["maybe_reads", "Program", "options", "veto", "reads", "writes", "runs", "lists", "tag",
-           "Classifier", "no", "STRINGS", "PATTERN", "NONE", "apply_found", "loose_problem"]
+           "Classifier", "no", "STRINGS", "PATTERN", "NONE", "apply_found", "loose_problem",
+           "report_scan"]
 
 STRINGS = "strings"
 PATTERN = "pattern"
@@ -151,6 +152,21 @@ def apply_found(parsed: Scan, effects: Effects, program: str) -> None:
             effects.no(f"{program} {option.name}: {option.reason}")
 
 
+def report_scan(parsed: Scan, table: Table, effects: Effects, program: str,
+                problem_prefix: str | None = None) -> None:
+    """What an option scan means for ``effects``, in reading order: a malformed option (after
+    ``problem_prefix``, else ``program``), a glob or run-time word in option position, then the
+    options found."""
+    if parsed.problems:
+        effects.no(f"{problem_prefix or program} {parsed.problems[0]}")
+    if parsed.loose:
+        why = loose_problem(parsed, table, program)
+        if why:
+            effects.no(why)
+    if parsed.found:
+        apply_found(parsed, effects, program)
+
+
 class Program:
     """A table entry (module docstring). ``check(argv, scan, effects)`` may add effects or
     veto after the generic part."""
@@ -175,14 +191,7 @@ class Program:
         table = self.table
         parsed = scan(argv, table, 1)
         effects = Effects(True, self.reason)
-        if parsed.problems:
-            effects.no(f"{name} {parsed.problems[0]}")
-        if parsed.loose:
-            why = loose_problem(parsed, table, name)
-            if why:
-                effects.no(why)
-        if parsed.found:
-            apply_found(parsed, effects, name)
+        report_scan(parsed, table, effects, name)
         ops = parsed.operands
         if not ops and self.check is None:
             return effects

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..effects import LIST, READ, WRITE, Effects
 from ..words import DYNAMIC, GLOB, LITERAL, Word, literal
-from .base import apply_found, loose_problem, options, reads, veto, writes
+from .base import options, reads, report_scan, veto, writes
 from .scanner import OPTIONAL, REQUIRED, Option, Scan, Table, scan
 
 __all__ = ["git", "CONFIG", "NETWORK_SUBCOMMANDS"]
@@ -252,14 +252,8 @@ def git(argv: list[Word]) -> Effects:
         return effects
     parsed = scan(words, table, i + 1)
     label = f"git {sub}"
-    if parsed.problems:
-        effects.no(f"{label}: {parsed.problems[0]}")
-    if parsed.loose:
-        why = loose_problem(parsed, table, label)
-        if why:
-            effects.no(why)
+    report_scan(parsed, table, effects, label, problem_prefix=label + ":")
     if parsed.found:
-        apply_found(parsed, effects, label)
         for found in parsed.get(*_FORMAT_OPTIONS):
             if found.value and "%G" in found.value:
                 effects.no(f"{label} {found.name}: the %G placeholders run gpg to verify "
@@ -267,8 +261,6 @@ def git(argv: list[Word]) -> Effects:
     check = _SUB_CHECKS.get(sub)
     if check is not None:
         check(parsed, effects, label)
-    if not effects.read_only and effects.reason.startswith(label + " ") is False:
-        pass
     _pathspecs(sub, parsed, effects)
     return effects
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..effects import READ, SEARCH, Effects
 from ..words import DYNAMIC, GLOB, Word, literal
-from .base import apply_found, loose_problem, options, reads, runs, tag, veto
+from .base import options, reads, report_scan, runs, tag, veto
 from .scanner import REQUIRED, Option, scan
 
 __all__ = ["grep", "ripgrep"]
@@ -44,12 +44,7 @@ def grep(argv: list[Word]) -> Effects:
     name = argv[0].value or "grep"
     parsed = scan(argv, _GREP, 1)
     effects = Effects(True, "grep searches file contents")
-    if parsed.problems:
-        effects.no(f"{name} {parsed.problems[0]}")
-    why = loose_problem(parsed, _GREP, name)
-    if why:
-        effects.no(why)
-    apply_found(parsed, effects, name)
+    report_scan(parsed, _GREP, effects, name)
     operands = parsed.operands if parsed.tagged("pattern") else parsed.operands[1:]
     follow = bool(parsed.tagged("follow"))
     recursive = follow or bool(parsed.tagged("recursive"))
@@ -108,12 +103,7 @@ _RG = options(
 def ripgrep(argv: list[Word]) -> Effects:
     parsed = scan(argv, _RG, 1)
     effects = Effects(True, "ripgrep searches files")
-    if parsed.problems:
-        effects.no(f"rg {parsed.problems[0]}")
-    why = loose_problem(parsed, _RG, "rg")
-    if why:
-        effects.no(why)
-    apply_found(parsed, effects, "rg")
+    report_scan(parsed, _RG, effects, "rg")
     listing = parsed.has("--files", "--type-list")
     operands = parsed.operands if (parsed.tagged("pattern") or listing) else parsed.operands[1:]
     hidden = bool(parsed.tagged("hidden"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..effects import CODE, READ, SOURCE, WRITE, Effects, Run
 from ..words import DYNAMIC, Word, literal
-from .base import apply_found, loose_problem, options, veto
+from .base import options, report_scan, veto
 from .scanner import OPTIONAL, REQUIRED, Option, scan
 
 __all__ = ["sed", "script_problem"]
@@ -165,12 +165,7 @@ def sed(argv: list[Word]) -> Effects:
     name = argv[0].value or "sed"
     parsed = scan(argv, _SED, 1)
     effects = Effects(True, "sed without -i, w or e only prints")
-    if parsed.problems:
-        effects.no(f"{name} {parsed.problems[0]}")
-    why = loose_problem(parsed, _SED, name)
-    if why:
-        effects.no(why)
-    apply_found(parsed, effects, name)
+    report_scan(parsed, _SED, effects, name)
     operands = list(parsed.operands)
     scripts = [flag.word for flag in parsed.tagged("script")]
     if not scripts:

@@ -10,7 +10,7 @@ from typing import Callable
 from ..effects import CODE, LIST, READ, Effects, Run
 from ..environment import PRINT_SAFE_VARS
 from ..words import DYNAMIC, LITERAL, Word
-from .base import STRINGS, Program, apply_found, loose_problem, options, veto
+from .base import STRINGS, Program, apply_found, options, report_scan, veto
 from .scanner import REQUIRED, Option, scan
 
 __all__ = ["SYSTEM", "secret_printer", "system_change"]
@@ -288,12 +288,7 @@ def jq(argv: list[Word]) -> Effects:
         i += 1
     parsed = scan(words, _JQ, 1)
     effects = _yes("jq filters JSON; it cannot write files or run commands")
-    if parsed.problems:
-        effects.no(f"jq {parsed.problems[0]}")
-    why = loose_problem(parsed, _JQ, "jq")
-    if why:
-        effects.no(why)
-    apply_found(parsed, effects, "jq")
+    report_scan(parsed, _JQ, effects, "jq")
     for option, word in second:
         if option in ("--slurpfile", "--rawfile"):
             effects.add(READ, word)
