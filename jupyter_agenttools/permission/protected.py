@@ -24,7 +24,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from .facts import PathFacts, ResolvedPath, facts_for, working_dirs
 from .locations import default_managed_file, default_user_dir, environment_key
@@ -182,10 +182,8 @@ def _settings_locations(context: "PermissionContext", facts: PathFacts
     return found
 
 
-@lru_cache(maxsize=8192)
 def _entry_reason(path: str, home: str) -> str | None:
-    """The reason of the first :data:`PROTECTED` entry matching ``path`` (a pure function of
-    the two strings: kept per process, like the sensitive table's answers)."""
+    """The reason of the first :data:`PROTECTED` entry matching ``path``."""
     anywhere = _any_entry(home)
     if anywhere is not None and anywhere.match(path) is None:
         return None
@@ -193,6 +191,17 @@ def _entry_reason(path: str, home: str) -> str | None:
         if regex.match(path):
             return reason
     return None
+
+
+@lru_cache(maxsize=8192)
+def _entries_reason(physical: str, lexical: str, home: str) -> str | None:
+    """:func:`_entry_reason` of the resolved, then the unresolved spelling: a pure function of
+    the strings (the table is constant), kept per process like the sensitive table's
+    answers."""
+    reason = _entry_reason(physical, home)
+    if reason is None and lexical != physical:
+        reason = _entry_reason(lexical, home)
+    return reason
 
 
 def usable_home(home: object) -> str:
@@ -216,7 +225,7 @@ class DecisionPlaces:
     outlives the facts, which live for one decision (no file-system fact is kept longer)."""
 
     __slots__ = ("context", "facts", "home", "usable_home", "_locations", "_real_home", "_working",
-                 "_answers")
+                 "_answers", "_folders")
 
     def __init__(self, context: "PermissionContext", facts: PathFacts):
         self.context = context
@@ -227,6 +236,7 @@ class DecisionPlaces:
         self._real_home: str | None = None
         self._working: tuple[str, ...] | None = None
         self._answers: dict[tuple[str, bool, str, str], str | None] = {}
+        self._folders: dict[str, _Folder] = {}
 
     def locations(self) -> list[tuple[str, str]]:
         found = self._locations
@@ -262,12 +272,31 @@ class DecisionPlaces:
 
     def _protected(self, kind: str, recursive: bool, physical: str, lexical: str
                    ) -> str | None:
-        home = self.home
-        reason = _entry_reason(physical, home)
-        if reason is None and lexical != physical:
-            reason = _entry_reason(lexical, home)
+        reason = _entries_reason(physical, lexical, self.home)
         if reason is not None:
             return reason
+        head, _, name = physical.rpartition("/")
+        if _TREES_TOP_LEVEL and name and head and head[-1] != "/":
+            folder = self._folders.get(head)
+            if folder is None:
+                folder = self._folders[head] = _Folder(head, self.locations())
+            if name not in folder.location_names:
+                # below a settings location exactly when the folder is (the name is none)
+                if folder.location is not None:
+                    return folder.location
+                if not (recursive or kind == "delete" or kind == "chmod"):
+                    return None
+                if name not in folder.system_names:
+                    if folder.tree is not None:
+                        verb = _VERBS.get(kind, "rewriting everything in")
+                        return f"{verb} {physical}: {folder.tree}"
+                    # (asked in the order the full check asks them: the real home first)
+                    if name not in folder.home_names(self) and \
+                            name not in folder.working_names(self):
+                        return None
+        return self._protected_in_full(kind, recursive, physical)
+
+    def _protected_in_full(self, kind: str, recursive: bool, physical: str) -> str | None:
         for location, what in self.locations():
             if physical == location or physical.startswith(location.rstrip("/") + "/"):
                 return what
@@ -298,6 +327,52 @@ class DecisionPlaces:
                 if location == physical or location.startswith(inside):
                     return f"{verb} {physical} would remove {what}"
         return None
+
+
+def _names_below(folder: str, paths: "Iterable[str]") -> frozenset[str]:
+    """The names in ``folder`` that are one of ``paths`` or hold one of them."""
+    start = folder + "/"
+    cut = len(start)
+    return frozenset(p[cut:].partition("/")[0] for p in paths if p.startswith(start))
+
+
+class _Folder:
+    """What the protected tier says about every name in one folder (the physical parent of a
+    target) but a few: ``location_names``, ``system_names`` and the names in
+    :meth:`home_names`/:meth:`working_names` are the names the full check must see (a name
+    that is, or holds, a settings location, a system folder, the real home or a working
+    directory); for any other name the answer depends on the folder alone — below a settings
+    location exactly when the folder is (``location``), in a system tree exactly when the
+    folder is (``tree``), else nothing. The 14 names of ``rm -rf *`` then cost one folder and a
+    set lookup each."""
+
+    __slots__ = ("folder", "location", "location_names", "system_names", "tree", "_home",
+                 "_working")
+
+    def __init__(self, folder: str, locations: list[tuple[str, str]]):
+        self.folder = folder
+        # the first location the folder is in ("/a" + "/" also starts with "/a/" + ...)
+        inside = folder + "/"
+        self.location = next((what for location, what in locations
+                              if inside.startswith(location.rstrip("/") + "/")), None)
+        self.location_names = _names_below(folder, [location for location, _ in locations])
+        self.system_names = _names_below(folder, SYSTEM_FOLDERS)
+        cut = folder.find("/", 1)
+        self.tree = SYSTEM_TREES.get(folder if cut < 0 else folder[:cut])
+        self._home: frozenset[str] | None = None
+        self._working: frozenset[str] | None = None
+
+    def home_names(self, places: "DecisionPlaces") -> frozenset[str]:
+        found = self._home
+        if found is None:
+            found = self._home = _names_below(self.folder, [places.real_home()])
+        return found
+
+    def working_names(self, places: "DecisionPlaces") -> frozenset[str]:
+        found = self._working
+        if found is None:
+            found = self._working = _names_below(self.folder, places.working())
+        return found
 
 
 def places_for(context: "PermissionContext", facts: PathFacts | None = None
