@@ -27,7 +27,7 @@ from ...permission import sensitive
 from ...shell.effects import LIST, READ, SEARCH
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import PATHS, SECRET, Plan, home_secret_dirs, lexical
+from .plan import SECRET, Plan, home_secret_dirs, lexical
 
 __all__ = ["Finding", "secrets_of", "all_secrets", "key_handed_over", "secret_word",
            "read_verdict", "write_reason", "filter_selects_secret"]
@@ -311,9 +311,13 @@ def all_secrets(plan: Plan) -> list[Finding]:
     hit = plan.memo.get("all-secrets")
     if hit is None:
         hit = []
-        for command in plan.analysis.records if plan.traits() & (PATHS | SECRET) else ():
-            e = command.effects
-            if e is not None and (e.paths or e.secret):  # else secrets_of finds nothing
+        if plan.bits & SECRET:
+            for command in plan.analysis.records:
+                e = command.effects
+                if e is not None and (e.paths or e.secret):  # else secrets_of finds nothing
+                    hit.extend(secrets_of(plan, command))
+        else:
+            for command in plan.with_paths:
                 hit.extend(secrets_of(plan, command))
         plan.memo["all-secrets"] = hit
     return hit
@@ -322,18 +326,11 @@ def all_secrets(plan: Plan) -> list[Finding]:
 def key_handed_over(plan: Plan) -> Finding | None:
     """A key or credential file named in the arguments of a program the table does not know
     (``python x.py --key ~/.ssh/id_rsa``): a possible read the analysis reports as ``maybe``."""
-    if not plan.traits() & PATHS:
-        return None
-    for command in plan.analysis.records:
-        e = command.effects
-        if e is None:
-            continue
-        for access in e.paths:
-            if access.kind == READ and access.detail in ("maybe", "guess"):
-                hit = secret_word(access.word, plan, command, precise=False)
-                if hit and hit[1]:
-                    name = command.argv[0].value if command.argv else "?"
-                    return (f"{name} is given a key or credential file: {hit[0]}", True)
+    for command, access in plan.handed:
+        hit = secret_word(access.word, plan, command, precise=False)
+        if hit and hit[1]:
+            name = command.argv[0].value if command.argv else "?"
+            return (f"{name} is given a key or credential file: {hit[0]}", True)
     return None
 
 
