@@ -199,11 +199,23 @@ def _secret_glob(value: str, word: Word, cwd: str, plan: Plan, command: Command,
     if len(names) > _MAX_GLOB:
         return (f"{value} matches more than {_MAX_GLOB} files; they can't all be checked",
                 False)
+    # Every match is what secret_word() finds for its absolute path, asked here in one loop:
+    # the folder is placed once, not once per match (the same checks in the same order).
+    prefix = base if base.endswith("/") else base + "/"  # (base is normalised: "/" only)
     for name in names:
-        full = base + "/" + name
-        hit = secret_word(Word(full, full, tilde=False), plan, command, precise)
+        p = prefix + name  # a listed name is one plain component: already normalised
+        if p.startswith("/dev/") and p not in _DEV_READ_OK:
+            return (f"{value} matches reads the device {p} (raw disk or memory content)",
+                    False)
+        hit = read_verdict(p, home)
         if hit:
-            return (f"{value} matches {hit[0]}", hit[1])
+            return (f"{value} matches {p}: {hit[1]}", _credential(hit))
+        if precise:
+            real = plan.realpath(p)
+            if real != p:
+                hit = read_verdict(real, home)
+                if hit:
+                    return (f"{value} matches {real}: {hit[1]}", _credential(hit))
     return None
 
 
