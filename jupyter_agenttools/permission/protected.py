@@ -225,7 +225,7 @@ class DecisionPlaces:
     outlives the facts, which live for one decision (no file-system fact is kept longer)."""
 
     __slots__ = ("context", "facts", "home", "usable_home", "_locations", "_real_home", "_working",
-                 "_answers", "_folders")
+                 "_answers", "_folders", "_location_names", "_home_names", "_working_names")
 
     def __init__(self, context: "PermissionContext", facts: PathFacts):
         self.context = context
@@ -237,6 +237,9 @@ class DecisionPlaces:
         self._working: tuple[str, ...] | None = None
         self._answers: dict[tuple[str, bool, str, str], str | None] = {}
         self._folders: dict[str, _Folder] = {}
+        self._location_names: dict[str, frozenset[str]] | None = None
+        self._home_names: dict[str, frozenset[str]] | None = None
+        self._working_names: dict[str, frozenset[str]] | None = None
 
     def locations(self) -> list[tuple[str, str]]:
         found = self._locations
@@ -255,6 +258,13 @@ class DecisionPlaces:
         found = self._working
         if found is None:
             found = self._working = working_dirs(self.context, self.facts)
+        return found
+
+    def location_names(self) -> dict[str, frozenset[str]]:
+        found = self._location_names
+        if found is None:
+            found = self._location_names = _names_by_folder(
+                [location for location, _ in self.locations()])
         return found
 
     def protected(self, kind: str, recursive: bool, target: ResolvedPath) -> str | None:
@@ -279,7 +289,7 @@ class DecisionPlaces:
         if _TREES_TOP_LEVEL and name and head and head[-1] != "/":
             folder = self._folders.get(head)
             if folder is None:
-                folder = self._folders[head] = _Folder(head, self.locations())
+                folder = self._folders[head] = _Folder(head, self)
             if name not in folder.location_names:
                 # below a settings location exactly when the folder is (the name is none)
                 if folder.location is not None:
@@ -291,9 +301,15 @@ class DecisionPlaces:
                         verb = _VERBS.get(kind, "rewriting everything in")
                         return f"{verb} {physical}: {folder.tree}"
                     # (asked in the order the full check asks them: the real home first)
-                    if name not in folder.home_names(self) and \
-                            name not in folder.working_names(self):
-                        return None
+                    homes = self._home_names
+                    if homes is None:
+                        homes = self._home_names = _names_by_folder([self.real_home()])
+                    if name not in homes.get(head, _NONE):
+                        working = self._working_names
+                        if working is None:
+                            working = self._working_names = _names_by_folder(self.working())
+                        if name not in working.get(head, _NONE):
+                            return None
         return self._protected_in_full(kind, recursive, physical)
 
     def _protected_in_full(self, kind: str, recursive: bool, physical: str) -> str | None:
@@ -329,50 +345,43 @@ class DecisionPlaces:
         return None
 
 
-def _names_below(folder: str, paths: "Iterable[str]") -> frozenset[str]:
-    """The names in ``folder`` that are one of ``paths`` or hold one of them."""
-    start = folder + "/"
-    cut = len(start)
-    return frozenset(p[cut:].partition("/")[0] for p in paths if p.startswith(start))
+def _names_by_folder(paths: "Iterable[str]") -> dict[str, frozenset[str]]:
+    """For every folder above one of ``paths`` (the root aside), the names in it that are one
+    of them or hold one: ``{"/root": {".jupyter"}, "/root/.jupyter": {"agenttools"}}``."""
+    found: dict[str, set[str]] = {}
+    for path in paths:
+        cut = path.find("/", 1)
+        while cut != -1:
+            found.setdefault(path[:cut], set()).add(path[cut + 1:].partition("/")[0])
+            cut = path.find("/", cut + 1)
+    return {folder: frozenset(names) for folder, names in found.items()}
+
+
+_NONE: frozenset[str] = frozenset()
+#: the names of each folder that are or hold a system folder (a pure table)
+_SYSTEM_NAMES = _names_by_folder(SYSTEM_FOLDERS)
 
 
 class _Folder:
     """What the protected tier says about every name in one folder (the physical parent of a
-    target) but a few: ``location_names``, ``system_names`` and the names in
-    :meth:`home_names`/:meth:`working_names` are the names the full check must see (a name
-    that is, or holds, a settings location, a system folder, the real home or a working
-    directory); for any other name the answer depends on the folder alone — below a settings
-    location exactly when the folder is (``location``), in a system tree exactly when the
-    folder is (``tree``), else nothing. The 14 names of ``rm -rf *`` then cost one folder and a
-    set lookup each."""
+    target) but a few: ``location_names``, ``system_names`` and the names that are or hold the
+    real home or a working directory (:meth:`DecisionPlaces._home_names`, ``_working_names``)
+    must take the full check; for any other name the answer depends on the folder alone —
+    below a settings location exactly when the folder is (``location``), in a system tree
+    exactly when the folder is (``tree``), else nothing. The 14 names of ``rm -rf *`` then cost
+    one folder and a few set lookups each."""
 
-    __slots__ = ("folder", "location", "location_names", "system_names", "tree", "_home",
-                 "_working")
+    __slots__ = ("location", "location_names", "system_names", "tree")
 
-    def __init__(self, folder: str, locations: list[tuple[str, str]]):
-        self.folder = folder
+    def __init__(self, folder: str, places: "DecisionPlaces"):
         # the first location the folder is in ("/a" + "/" also starts with "/a/" + ...)
         inside = folder + "/"
-        self.location = next((what for location, what in locations
+        self.location = next((what for location, what in places.locations()
                               if inside.startswith(location.rstrip("/") + "/")), None)
-        self.location_names = _names_below(folder, [location for location, _ in locations])
-        self.system_names = _names_below(folder, SYSTEM_FOLDERS)
+        self.location_names = places.location_names().get(folder, _NONE)
+        self.system_names = _SYSTEM_NAMES.get(folder, _NONE)
         cut = folder.find("/", 1)
         self.tree = SYSTEM_TREES.get(folder if cut < 0 else folder[:cut])
-        self._home: frozenset[str] | None = None
-        self._working: frozenset[str] | None = None
-
-    def home_names(self, places: "DecisionPlaces") -> frozenset[str]:
-        found = self._home
-        if found is None:
-            found = self._home = _names_below(self.folder, [places.real_home()])
-        return found
-
-    def working_names(self, places: "DecisionPlaces") -> frozenset[str]:
-        found = self._working
-        if found is None:
-            found = self._working = _names_below(self.folder, places.working())
-        return found
 
 
 def places_for(context: "PermissionContext", facts: PathFacts | None = None
