@@ -59,6 +59,15 @@ _TOKENS = re.compile(
     # end follows (`$X.txt`, `$X&`, `$X>f` need the parser)
     r"|(?:\$[A-Za-z_][A-Za-z0-9_]*|\"\$[A-Za-z_][A-Za-z0-9_]*\")(?=[ \t|;]|\Z)"
     r"|[^ \t]|\Z))")
+# What the tokenizer could accept at all, read greedily in one regular-expression call: its
+# characters outside quotes, whole quoted strings it takes, `$` before a name. A text this
+# does not cover entirely holds a character the tokenizer refuses (`(`, `{`, a backslash,
+# `$(` …), so the tree walk is asked straight away instead of after a Python loop over the
+# tokens before it. Every alternative starts with its own character and none can end
+# elsewhere: no backtracking (linear).
+_CANDIDATE = re.compile(
+    r"""(?:[A-Za-z0-9_./=,:+@%^~*?|;&<> \t-]+|'[^'\n]*'|"[^"$`\\\n!]*"|"\$[A-Za-z_][A-Za-z0-9_]*"|"""
+    r"""\$(?=[A-Za-z_]))*""")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "in", "function", "coproc", "{", "}",
@@ -106,6 +115,9 @@ def plain_command_list(text: str, budget: Budget
     ran out, EXPANDS bits: words that are variables), or None when ``text`` is not plain."""
     if _PLAIN.match(text):
         return _split_words(text, budget)
+    candidate = _CANDIDATE.match(text)  # always a match (maybe empty)
+    if candidate is None or candidate.end() != len(text):
+        return None
     return _tokenize(text, budget)
 
 
