@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .facts import PathFacts, ResolvedPath, facts_for
 from .memo import current_memo
-from .paths import check_read_resolved, check_write_resolved
+from .paths import _check_read, _check_write
 from .patterns import search_reaches, target_matches
-from .protected import protected_reason
+from .protected import places_for
 from .types import PermissionBehavior, PermissionDecision, PermissionRule
 
 if TYPE_CHECKING:
@@ -138,27 +138,44 @@ def targets(effect: PathEffect, context: "PermissionContext"
     """The paths an effect acts on, resolved, and whether that list is complete. A glob word
     gives its matches (bash's expansion, on the backend's facts) *and* the word itself (what
     runs when nothing matches); an expansion that could not be listed in full is incomplete."""
-    return _targets(effect, facts_for(context))
+    found, complete = _targets(effect, facts_for(context))
+    return list(found), complete
 
 
 def _targets(effect: PathEffect, facts: PathFacts) -> tuple[list[ResolvedPath], bool]:
+    """:func:`targets` on ``facts``, worked out once per facts object (one decision): the
+    protected tier, the rules and the effect's own policy all go over the same targets. The
+    list is shared: callers only read it."""
     follow = effect.kind != "delete"
+    key = (effect.path, effect.base, effect.glob, follow)
+    cache: dict[Any, tuple[list[ResolvedPath], bool]] = \
+        facts.__dict__.setdefault("_targets", {})
+    found = cache.get(key)
+    if found is not None:
+        return found
     literal = facts.resolve_word(effect.path, effect.base, follow)
     if not effect.glob:
-        return [literal], literal.known
-    matches, complete = facts.expand(effect.path, effect.base, follow)
-    return [literal, *matches], complete and literal.known
+        found = ([literal], literal.known)
+    else:
+        matches, complete = facts.expand(effect.path, effect.base, follow)
+        found = ([literal, *matches], complete and literal.known)
+    cache[key] = found
+    return found
 
 
 def find_protected(effects: Iterable[PathEffect], context: "PermissionContext"
                    ) -> tuple[PathEffect, ResolvedPath, str] | None:
     """The first effect that touches the protected tier (``protected.py``), with its target
     and reason."""
+    places = None
     for effect in effects:
         if not effect.is_write:
             continue
-        for target in targets(effect, context)[0]:
-            reason = protected_reason(effect.kind, effect.recursive, target, context)
+        if places is None:
+            places = places_for(context)
+        kind, recursive = effect.kind, effect.recursive
+        for target in _targets(effect, places.facts)[0]:
+            reason = places.protected(kind, recursive, target)
             if reason is not None:
                 return effect, target, reason
     return None
@@ -214,23 +231,23 @@ def check_effect(effect: PathEffect, context: "PermissionContext",
     """What one effect alone would need: the file tools' policy (see ``paths.check_read`` and
     ``paths.check_write``), on the resolved targets; the strictest target decides."""
     memo = current_memo()
-    facts = facts_for(context)
-    key = ("agenttools.check_effect", effect, tool_name, context.mode, id(facts))
+    places = places_for(context)
+    key = ("agenttools.check_effect", effect, tool_name, context.mode, id(places.facts))
     if memo is not None:
         known = memo.get(key)
         if known is not None:
             return known
-    found, complete = _targets(effect, facts)
+    found, complete = _targets(effect, places.facts)
+    kind = effect.kind
     if not complete and effect.glob:
         # the shell may expand the word to paths we did not see
         return PermissionDecision.ask(
             f"{tool_name}: cannot tell every file {effect.path!r} expands to", safety=True)
-    decisions = []
-    for t in found:
-        if effect.kind in READ_KINDS:
-            decisions.append(check_read_resolved(t, context, tool_name, effect.kind))
-        else:
-            decisions.append(check_write_resolved(t, context, tool_name, effect))
+    if kind in READ_KINDS:
+        decisions = [_check_read(t, places, tool_name, kind) for t in found]
+    else:
+        recursive = bool(effect.recursive)
+        decisions = [_check_write(t, places, tool_name, kind, recursive) for t in found]
     result = strictest(decisions)
     if memo is not None:
         memo[key] = result

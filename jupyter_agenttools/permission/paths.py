@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from .facts import LocalFacts, PathFacts, ResolvedPath, facts_for, working_dirs
 from .memo import current_memo
 from .patterns import pattern_globs, target_matches
-from .protected import protected_reason
+from .protected import DecisionPlaces, places_for, usable_home
 from .sensitive import (
     CREDENTIAL,
     read_verdict,
@@ -90,10 +90,7 @@ def _check_text(value: object, what: str = "path") -> str:
     return value
 
 
-def _home(home: object) -> str:
-    if isinstance(home, str) and home.startswith("/") and "\x00" not in home:
-        return home
-    return os.path.expanduser("~")
+_home = usable_home
 
 
 def _absolute(path: str, cwd: str, home: str) -> str:
@@ -264,20 +261,32 @@ def check_read_resolved(target: ResolvedPath, context: "PermissionContext",
     """One read (or search) of a resolved path: a key or credential → safety ASK, another
     secret → ASK, a place we cannot know → safety ASK, inside the working directories →
     ALLOW, outside → ASK with a suggested rule."""
-    if not target.known:
-        why = ("it follows too many symbolic links" if target.status == "loop"
-               else "it is relative to a directory only known when the command runs")
-        return PermissionDecision.ask(f"{tool_name}: cannot tell which file {target.word!r} "
-                                      f"is: {why}", safety=True)
-    secret = _secret(target.physical, target.lexical, context_home(context))
+    return _check_read(target, places_for(context), tool_name, kind)
+
+
+def _check_read(target: ResolvedPath, places: DecisionPlaces, tool_name: str, kind: str
+                ) -> PermissionDecision:
+    """:func:`check_read_resolved` on the decision's places (one lookup for every target)."""
+    if target.status != "ok":
+        return _unknown(target, tool_name)
+    physical = target.physical
+    secret = _secret(physical, target.lexical, places.usable_home)
     if secret is not None:  # a key, a credential or another secret: no allow rule silences it
         return PermissionDecision.ask(
             f"{tool_name} of {_shown(target)} may reveal a secret: {secret[1]}", safety=True)
-    if any(_below(target.physical, d) for d in working_dirs(context)):
-        return PermissionDecision.allow(f"{target.physical} is inside a working directory")
+    for d in places.working():
+        if physical == d or physical.startswith(d.rstrip("/") + "/"):
+            return PermissionDecision.allow(f"{physical} is inside a working directory")
     return _suggesting(PermissionDecision.ask(
-        f"{tool_name} of {target.physical}: outside the working directories"),
-        tool_name, target, context, kind == "search")
+        f"{tool_name} of {physical}: outside the working directories"),
+        tool_name, target, places.context, kind == "search", places.facts)
+
+
+def _unknown(target: ResolvedPath, tool_name: str) -> PermissionDecision:
+    why = ("it follows too many symbolic links" if target.status == "loop"
+           else "it is relative to a directory only known when the command runs")
+    return PermissionDecision.ask(f"{tool_name}: cannot tell which file {target.word!r} "
+                                  f"is: {why}", safety=True)
 
 
 def check_read(path: object, context: "PermissionContext",
@@ -306,35 +315,42 @@ def check_write_resolved(target: ResolvedPath, context: "PermissionContext",
     the fallback decide)."""
     kind = getattr(effect, "kind", "write")
     recursive = bool(getattr(effect, "recursive", False))
-    why = protected_reason(kind, recursive, target, context)
+    return _check_write(target, places_for(context), tool_name, kind, recursive)
+
+
+def _check_write(target: ResolvedPath, places: DecisionPlaces, tool_name: str, kind: str,
+                 recursive: bool) -> PermissionDecision:
+    """:func:`check_write_resolved` on the decision's places (one lookup for every target)."""
+    why = places.protected(kind, recursive, target)
     if why is not None:
         return PermissionDecision.deny(f"{tool_name} of {_shown(target)} is protected: {why}")
-    if target.known and _HARMLESS_WRITE.fullmatch(target.physical):
-        return PermissionDecision.allow(f"{target.physical} changes no file")
-    if not target.known:
-        why = ("it follows too many symbolic links" if target.status == "loop"
-               else "it is relative to a directory only known when the command runs")
-        return PermissionDecision.ask(f"{tool_name}: cannot tell which file {target.word!r} "
-                                      f"is: {why}", safety=True)
-    home = context_home(context)
-    reason = _write_reason(target.physical, target.lexical, home)
-    if reason is None and read_verdict(target.physical, home) is not None:
+    if target.status != "ok":
+        return _unknown(target, tool_name)
+    physical, lexical = target.physical, target.lexical
+    if _HARMLESS_WRITE.fullmatch(physical):
+        return PermissionDecision.allow(f"{physical} changes no file")
+    home = places.usable_home
+    reason = _write_reason(physical, lexical, home)
+    if reason is None and read_verdict(physical, home) is not None:
         reason = "it holds a secret"  # belt and braces: every secret file is a sensitive write
     if reason is not None:
         return PermissionDecision.ask(f"{tool_name} of {_shown(target)} is sensitive: {reason}",
                                       safety=True)
-    inside = any(_below(target.physical, d) for d in working_dirs(context))
-    if not inside:
+    for d in places.working():
+        if physical == d or physical.startswith(d.rstrip("/") + "/"):
+            break
+    else:
         return PermissionDecision.ask(
-            f"{tool_name} of {target.physical}: outside the working directories (allow rules "
+            f"{tool_name} of {physical}: outside the working directories (allow rules "
             f"cannot allow this; add the folder to additional_directories to work there)",
             safety=True)
+    context = places.context
     if context.mode is PermissionMode.ACCEPT_EDITS:
-        return PermissionDecision.allow(f"accept_edits: {target.physical} is inside a working "
+        return PermissionDecision.allow(f"accept_edits: {physical} is inside a working "
                                         "directory")
     return _suggesting(PermissionDecision.passthrough(
-        f"{tool_name} of {target.physical} (inside the working directories)"),
-        tool_name, target, context, False)
+        f"{tool_name} of {physical} (inside the working directories)"),
+        tool_name, target, context, False, places.facts)
 
 
 def check_write(path: object, context: "PermissionContext",
@@ -396,13 +412,16 @@ def suggest_path_rules(tool_name: str, path: object,
 
 
 def _suggesting(decision: PermissionDecision, tool_name: str, target: ResolvedPath,
-                context: "PermissionContext", is_dir: bool) -> PermissionDecision:
+                context: "PermissionContext", is_dir: bool,
+                facts: PathFacts | None = None) -> PermissionDecision:
     """``decision`` with the rule :func:`_suggest_resolved` offers, built when first read (most
     decisions are never shown to anyone), on this decision's facts. Only for this machine's
     facts, which never raise: a backend's prefetched facts may lack an answer, and that must
     show in the decision, as it did when the rule was made at once. (The facts are kept, not
-    the decision's memo: the memo holds this decision, and a cycle would outlive it.)"""
-    facts = facts_for(context)
+    the decision's memo: the memo holds this decision, and a cycle would outlive it.)
+    ``facts``: ``facts_for(context)`` when the caller has it."""
+    if facts is None:
+        facts = facts_for(context)
     if current_memo() is None or type(facts) is not LocalFacts:
         decision.suggestions = _suggest_resolved(tool_name, target, context, is_dir, facts)
         return decision

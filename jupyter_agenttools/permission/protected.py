@@ -20,6 +20,7 @@ Used by the file tools now and by the Bash tool through its effects.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,14 +28,13 @@ from typing import TYPE_CHECKING
 
 from .facts import PathFacts, ResolvedPath, facts_for, working_dirs
 from .locations import default_managed_file, default_user_dir, environment_key
-from .memo import current_memo
 from .patterns import compile_glob
 
 if TYPE_CHECKING:
     from .types import PermissionContext
 
 __all__ = ["ProtectedEntry", "PROTECTED", "SYSTEM_FOLDERS", "SYSTEM_TREES", "protected_reason",
-           "location_words"]
+           "location_words", "DecisionPlaces", "places_for"]
 
 
 @dataclass(frozen=True)
@@ -182,66 +182,142 @@ def _settings_locations(context: "PermissionContext", facts: PathFacts
     return found
 
 
+@lru_cache(maxsize=8192)
+def _entry_reason(path: str, home: str) -> str | None:
+    """The reason of the first :data:`PROTECTED` entry matching ``path`` (a pure function of
+    the two strings: kept per process, like the sensitive table's answers)."""
+    anywhere = _any_entry(home)
+    if anywhere is not None and anywhere.match(path) is None:
+        return None
+    for regex, reason in _compiled(home):
+        if regex.match(path):
+            return reason
+    return None
+
+
+def usable_home(home: object) -> str:
+    """``home`` when it is an absolute path, else this process's home (``~``)."""
+    if isinstance(home, str) and home.startswith("/") and "\x00" not in home:
+        return home
+    return os.path.expanduser("~")
+
+
+_VERBS = {"delete": "deleting or moving", "chmod": "changing the permissions of"}
+_WRITE_KINDS = frozenset({"write", "delete", "chmod"})
+
+
+class DecisionPlaces:
+    """What the protected tier and the write policy know of one decision's surroundings: the
+    facts (``facts_for(context)``), the home, and — each resolved on those facts when first
+    needed, in the order the checks ask — the settings locations, the real home and the
+    working directories; plus the tier's answer per target. One per facts object and context
+    (:func:`places_for`): the targets of one decision (14 names of one glob, the source and
+    destination of ``mv``) share it instead of each looking everything up again. Nothing here
+    outlives the facts, which live for one decision (no file-system fact is kept longer)."""
+
+    __slots__ = ("context", "facts", "home", "usable_home", "_locations", "_real_home", "_working",
+                 "_answers")
+
+    def __init__(self, context: "PermissionContext", facts: PathFacts):
+        self.context = context
+        self.facts = facts
+        self.home = facts.home
+        self.usable_home = usable_home(self.home)  # (the secret table's home: paths.py)
+        self._locations: list[tuple[str, str]] | None = None
+        self._real_home: str | None = None
+        self._working: tuple[str, ...] | None = None
+        self._answers: dict[tuple[str, bool, str, str], str | None] = {}
+
+    def locations(self) -> list[tuple[str, str]]:
+        found = self._locations
+        if found is None:
+            found = self._locations = _settings_locations(self.context, self.facts)
+        return found
+
+    def real_home(self) -> str:
+        found = self._real_home
+        if found is None:
+            found = self._real_home = self.facts.physical_dir(self.home)
+        return found
+
+    def working(self) -> tuple[str, ...]:
+        """``facts.working_dirs(context, facts)``."""
+        found = self._working
+        if found is None:
+            found = self._working = working_dirs(self.context, self.facts)
+        return found
+
+    def protected(self, kind: str, recursive: bool, target: ResolvedPath) -> str | None:
+        """:func:`protected_reason` of ``target`` (asked twice per write of a decision: the
+        tier itself, then the effect's own policy: the second time is a lookup)."""
+        if kind not in _WRITE_KINDS or target.status != "ok":
+            return None
+        key = (kind, recursive, target.physical, target.lexical)
+        answers = self._answers
+        if key in answers:
+            return answers[key]
+        found = answers[key] = self._protected(kind, recursive, target.physical,
+                                               target.lexical)
+        return found
+
+    def _protected(self, kind: str, recursive: bool, physical: str, lexical: str
+                   ) -> str | None:
+        home = self.home
+        reason = _entry_reason(physical, home)
+        if reason is None and lexical != physical:
+            reason = _entry_reason(lexical, home)
+        if reason is not None:
+            return reason
+        for location, what in self.locations():
+            if physical == location or physical.startswith(location.rstrip("/") + "/"):
+                return what
+        if not (recursive or kind == "delete" or kind == "chmod"):
+            return None
+        physical = physical.rstrip("/") or "/"
+        verb = _VERBS.get(kind, "rewriting everything in")
+        if physical in SYSTEM_FOLDERS:
+            return f"{verb} {physical}: {SYSTEM_FOLDERS[physical]}"
+        if _TREES_TOP_LEVEL:  # the tree a path is below is its first component: one lookup
+            cut = physical.find("/", 1)
+            tree = SYSTEM_TREES.get(physical if cut < 0 else physical[:cut])
+            if tree is not None:
+                return f"{verb} {physical}: {tree}"
+        else:
+            for folder, reason in SYSTEM_TREES.items():
+                if _below(physical, folder):
+                    return f"{verb} {physical}: {reason}"
+        real_home = self.real_home()
+        inside = physical.rstrip("/") + "/"  # (what is below the target starts with this)
+        if physical == real_home or real_home.startswith(inside):
+            return f"{verb} {physical}: the home folder"
+        for d in self.working():
+            if d != physical and d.startswith(inside):
+                return f"{verb} {physical}: a parent of the working directory {d}"
+        if kind == "delete" or recursive:
+            for location, what in self.locations():
+                if location == physical or location.startswith(inside):
+                    return f"{verb} {physical} would remove {what}"
+        return None
+
+
+def places_for(context: "PermissionContext", facts: PathFacts | None = None
+               ) -> DecisionPlaces:
+    """The :class:`DecisionPlaces` of ``context`` on its facts (``facts_for(context)`` when the
+    caller has not got them), made once per facts object and context folders."""
+    if facts is None:
+        facts = facts_for(context)
+    key = (context.cwd, context.project_root, context.working_directories)
+    kept = facts.__dict__.get("_places")
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    places = DecisionPlaces(context, facts)
+    facts.__dict__["_places"] = (key, places)
+    return places
+
+
 def protected_reason(kind: str, recursive: bool, target: ResolvedPath,
                      context: "PermissionContext") -> str | None:
     """Why this write/delete/chmod of ``target`` is refused in every mode, or None."""
-    if kind not in ("write", "delete", "chmod") or not target.known:
+    if kind not in _WRITE_KINDS or not target.known:
         return None
-    facts = facts_for(context)
-    # asked twice per write of a decision (the tier itself, then the effect's own policy)
-    memo = current_memo()
-    # what the answer depends on (the target's two spellings; the context by identity: one
-    # decision asks with one context object, and hashing it costs more than the check)
-    key = ("agenttools.protected", kind, recursive, target.physical, target.lexical,
-           id(context), id(facts))
-    if memo is not None:
-        known = memo.get(key)
-        if known is not None:
-            return known[0]
-    found = _protected_reason(kind, recursive, target, context, facts)
-    if memo is not None:
-        memo[key] = (found, context, facts)  # both kept so that their ids are not reused
-    return found
-
-
-def _protected_reason(kind: str, recursive: bool, target: ResolvedPath,
-                      context: "PermissionContext", facts: PathFacts) -> str | None:
-    home = facts.home
-    anywhere = _any_entry(home)
-    for path in {target.physical, target.lexical}:
-        if anywhere is not None and anywhere.match(path) is None:
-            continue
-        for regex, reason in _compiled(home):
-            if regex.match(path):
-                return reason
-    for location, what in _settings_locations(context, facts):
-        if _below(target.physical, location):
-            return what
-    wholesale = kind in ("delete", "chmod") or recursive
-    if not wholesale:
-        return None
-    physical = target.physical.rstrip("/") or "/"
-    verb = {"delete": "deleting or moving", "chmod": "changing the permissions of"}.get(
-        kind, "rewriting everything in")
-    if physical in SYSTEM_FOLDERS:
-        return f"{verb} {physical}: {SYSTEM_FOLDERS[physical]}"
-    if _TREES_TOP_LEVEL:  # the tree a path is below is its first component: one lookup
-        cut = physical.find("/", 1)
-        tree = SYSTEM_TREES.get(physical if cut < 0 else physical[:cut])
-        if tree is not None:
-            return f"{verb} {physical}: {tree}"
-    else:
-        for folder, reason in SYSTEM_TREES.items():
-            if _below(physical, folder):
-                return f"{verb} {physical}: {reason}"
-    real_home = facts.physical_dir(home)
-    if physical == real_home or _below(real_home, physical):
-        return f"{verb} {physical}: the home folder"
-    for d in working_dirs(context, facts):
-        if d != physical and _below(d, physical):
-            return f"{verb} {physical}: a parent of the working directory {d}"
-    if kind == "delete" or recursive:
-        for location, what in _settings_locations(context, facts):
-            if _below(location, physical):
-                return f"{verb} {physical} would remove {what}"
-    return None
+    return places_for(context).protected(kind, recursive, target)

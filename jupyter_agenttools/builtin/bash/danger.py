@@ -322,16 +322,15 @@ def danger(plan: Plan) -> Danger | None:
     """The worst dangerous operation of the command, or None."""
     if plan.analysis.fork_bomb:
         return (DENY, "a fork bomb")
-    if not plan.traits() & (PATHS | SYSTEM | NETWORK):
+    traits = plan.bits
+    if not traits & (PATHS | SYSTEM | NETWORK):
         return None
     worst: Danger | None = None
-    records = plan.analysis.records
-    network = False
-    for command in records:
+    # only commands with paths or a system change can be dangerous themselves
+    for command in plan.analysis.records if traits & SYSTEM else plan.with_paths:
         e = command.effects
         if e is None:
             continue
-        network = network or bool(e.network)
         found = _access_danger(plan, command, e) if e.paths else None
         if found is None and e.system:
             found = (ASK, e.system)
@@ -341,7 +340,7 @@ def danger(plan: Plan) -> Danger | None:
             worst = worst or found
     if worst:
         return worst
-    if not network:
+    if not traits & NETWORK:
         return None
     why = _download_exec(plan)
     if why:

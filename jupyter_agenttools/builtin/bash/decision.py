@@ -19,12 +19,12 @@ from __future__ import annotations
 import os
 
 from ...permission.types import PermissionContext, PermissionDecision, PermissionMode
-from ...shell.effects import DELETE, MODE, READ, WRITE
-from ...shell.programs import CONFIG, program_name
+from ...shell.effects import DELETE, READ, WRITE
+from ...shell.programs import program_name
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
 from .danger import DENY, danger
-from .plan import PATHS, RUNS, WRITES, Plan, plan_for
+from .plan import RUNS, Plan, plan_for
 from .rules import effective
 from .secrets import all_secrets, key_handed_over, write_reason
 
@@ -81,19 +81,13 @@ def _read_only(plan: Plan) -> tuple[bool, str | None]:
             return False, _why_not(plan, c)
     # git obeys the configuration of the repository it runs in (core.fsmonitor on `git
     # status` runs a program): that directory, symlinks resolved, must be ours
-    for c in a.records if plan.traits() & PATHS else ():
-        e = c.effects
-        if e is None:
-            continue
-        for access in e.paths:
-            if access.kind != CONFIG:
-                continue
-            paths = plan.paths(access.word, c)
-            if paths is None:
-                return False, "git runs in a directory decided at run time"
-            for p in paths:
-                if not _inside(plan, p):
-                    return False, f"git runs in {p}, outside the working directories"
+    for c, access in plan.config_reads:
+        paths = plan.paths(access.word, c)
+        if paths is None:
+            return False, "git runs in a directory decided at run time"
+        for p in paths:
+            if not plan.inside(p):
+                return False, f"git runs in {p}, outside the working directories"
     secrets = all_secrets(plan)
     if secrets:
         return False, secrets[0][0]
@@ -115,7 +109,7 @@ def _why_not(plan: Plan, command: Command) -> str:
 
 
 def _sed_runs(plan: Plan) -> str | None:
-    if not plan.traits() & RUNS:
+    if not plan.bits & RUNS:
         return None
     for c in plan.analysis.records:
         if c.effects is not None and c.effects.runs and c.argv and \
@@ -134,40 +128,36 @@ def _sensitive(plan: Plan) -> tuple[str, bool] | None:
     secret read or key handed to a program, or other secret."""
     home = plan.home
     outside: str | None = None
-    for c in plan.analysis.records if plan.traits() & WRITES else ():
-        e = c.effects
-        if e is None:
+    realpath = plan.realpath
+    for c, access in plan.changes:  # every write, delete and mode change, in order
+        word = access.word
+        if word.value is None:
             continue
-        for access in e.paths:
-            if access.kind not in (WRITE, DELETE, MODE):
+        if word.kind == GLOB:
+            head = word.value.rpartition("/")[0]
+            if any(ch in head for ch in "*?["):
+                outside = outside or f"{access.kind} of {word.value!r}, a glob over " \
+                                     "directories that may reach outside the working " \
+                                     "directories"
                 continue
-            word = access.word
-            if word.value is None:
+            word = Word(head or ".", head or ".", tilde=word.tilde)
+        paths = plan.paths(word, c)
+        if paths is None:
+            outside = outside or f"{access.kind} of {word.value!r} in a directory " \
+                                 "decided at run time"
+            continue
+        for p in paths:
+            if p in _NO_FILE:
                 continue
-            if word.kind == GLOB:
-                head = word.value.rpartition("/")[0]
-                if any(ch in head for ch in "*?["):
-                    outside = outside or f"{access.kind} of {word.value!r}, a glob over " \
-                                         "directories that may reach outside the working " \
-                                         "directories"
-                    continue
-                word = Word(head or ".", head or ".", tilde=word.tilde)
-            paths = plan.paths(word, c)
-            if paths is None:
-                outside = outside or f"{access.kind} of {word.value!r} in a directory " \
-                                     "decided at run time"
-                continue
-            for p in paths:
-                if p in _NO_FILE:
-                    continue
-                real = plan.realpath(p)
-                for q in {p, real}:
-                    why = write_reason(q, home)
-                    if why:
-                        return (f"writes {q}: {why}", True)
-                if outside is None and not plan.inside(p):
-                    outside = f"{'writes' if access.kind == WRITE else access.kind + 's'} " \
-                              f"{real}, outside the working directories"
+            real = realpath(p)
+            # (a set of two as before when a symlink is involved: the same order)
+            for q in (p,) if real == p else {p, real}:
+                why = write_reason(q, home)
+                if why:
+                    return (f"writes {q}: {why}", True)
+            if outside is None and not plan.inside(p):
+                outside = f"{'writes' if access.kind == WRITE else access.kind + 's'} " \
+                          f"{real}, outside the working directories"
     if outside is not None:
         return (outside, True)
     secrets = all_secrets(plan)

@@ -21,7 +21,7 @@ from ...permission.effects import PathEffect
 from ...permission.types import PermissionContext
 from ...shell.effects import DELETE, LIST, MODE, READ, SEARCH, WRITE
 from ...shell.words import DYNAMIC, GLOB
-from .plan import PATHS, Plan, base_words, plan_for
+from .plan import Plan, base_words, plan_for
 
 __all__ = ["path_effects", "effects_of_plan"]
 
@@ -29,12 +29,10 @@ _KINDS = {READ: "read", SEARCH: "search", WRITE: "write", DELETE: "delete", MODE
 
 
 def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
-    if not plan.traits() & PATHS:
-        return ()
     found: dict[tuple[str, str, tuple[str, ...] | None, bool, bool], None] = {}
-    for command in plan.analysis.records:
+    for command in plan.with_paths:
         e = command.effects
-        if e is None or not e.paths:
+        if e is None:
             continue
         bases: list[tuple[str, ...]] | None = None
         bases_known = False  # computed on first need

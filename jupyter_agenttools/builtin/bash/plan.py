@@ -21,7 +21,8 @@ from ...permission.facts import LocalFacts, facts_for
 from ...permission.memo import current_memo
 from ...permission.types import PermissionContext
 from ...shell.analysis import ShellAnalysis, analyze
-from ...shell.effects import DELETE, MODE, WRITE
+from ...shell.effects import DELETE, MODE, READ, WRITE, Access
+from ...shell.programs import CONFIG
 from ...shell.syntax import Command
 from ...shell.words import LITERAL, Word
 
@@ -37,6 +38,7 @@ NETWORK = 8
 SYSTEM = 16  # a system change (power, cron, disk tools …)
 SECRET = 32  # a program that prints a secret (env, gh auth token …)
 _CHANGES = (WRITE, DELETE, MODE)
+_HANDED = ("maybe", "guess")  # a possible read (Plan.handed)
 
 # more `cd`s than this before a command: where it runs is unknown (2**MAX_CDS places)
 MAX_CDS = 3
@@ -106,7 +108,14 @@ class Plan:
     """What one decision knows about a command (module docstring)."""
 
     __slots__ = ("analysis", "context", "home", "cwd", "explicit", "_bases", "memo",
-                 "_real_dirs", "_working", "_readlink", "_traits", "_spelled", "_paths")
+                 "_real_dirs", "_working", "_readlink", "_spelled", "_paths", "_inside_dirs",
+                 "bits", "with_paths", "changes", "handed", "config_reads")
+
+    bits: int
+    with_paths: list[Command]
+    changes: list[tuple[Command, Access]]
+    handed: list[tuple[Command, Access]]
+    config_reads: list[tuple[Command, Access]]
 
     def __init__(self, analysis: ShellAnalysis, context: PermissionContext,
                  explicit: bool) -> None:
@@ -120,38 +129,62 @@ class Plan:
         self._real_dirs: dict[str, str] = {}
         self._working: tuple[str, ...] | None = None
         self._readlink: Any = None  # the decision's local facts' readlink, on first need
-        self._traits = -1
         self._spelled: tuple[str, ...] | None = None
         # paths() by (word value, ~ expanded, number of cds before): all it depends on
         self._paths: dict[tuple[str, bool, int], list[str] | None] = {}
+        # the working directories' real spellings and their "dir/" prefixes (inside())
+        self._inside_dirs: tuple[frozenset[str], tuple[str, ...]] | None = None
+        self._scan()
+
+    def _scan(self) -> None:
+        """One pass over every command's effects, made with the plan, for every check of the
+        decision: the traits, and the accesses each check walks, in the order the checks
+        walked the commands themselves (commands in record order, each one's accesses in
+        order).
+
+        ``bits``: PATHS, WRITES, RUNS, NETWORK, SYSTEM and SECRET of the commands' effects;
+        ``with_paths``: the commands that read, list, search or change a path; ``changes``:
+        every write, delete and mode change with its command; ``handed``: every possible read
+        (``maybe``/``guess``: a path-looking argument of a program the table does not know);
+        ``config_reads``: every directory whose configuration git obeys."""
+        found = 0
+        self.with_paths = with_paths = []
+        self.changes = changes = []
+        self.handed = handed = []
+        self.config_reads = config = []
+        for command in self.analysis.records:
+            e = command.effects
+            if e is None:
+                continue
+            if e.paths:
+                with_paths.append(command)
+                for access in e.paths:
+                    kind = access.kind
+                    if kind in _CHANGES:
+                        changes.append((command, access))
+                    elif kind == READ:
+                        if access.detail in _HANDED:
+                            handed.append((command, access))
+                    elif kind == CONFIG:
+                        config.append((command, access))
+            if e.runs:
+                found |= RUNS
+            if e.network:
+                found |= NETWORK
+            if e.system:
+                found |= SYSTEM
+            if e.secret:
+                found |= SECRET
+        if with_paths:
+            found |= PATHS
+        if changes:
+            found |= WRITES
+        self.bits = found
 
     def traits(self) -> int:
-        """The PATHS, WRITES, RUNS, NETWORK, SYSTEM and SECRET bits of the commands' effects,
-        found in one pass."""
-        found = self._traits
-        if found < 0:
-            found = 0
-            for command in self.analysis.records:
-                e = command.effects
-                if e is None:
-                    continue
-                if e.paths:
-                    found |= PATHS
-                    if not found & WRITES:
-                        for access in e.paths:
-                            if access.kind in _CHANGES:
-                                found |= WRITES
-                                break
-                if e.runs:
-                    found |= RUNS
-                if e.network:
-                    found |= NETWORK
-                if e.system:
-                    found |= SYSTEM
-                if e.secret:
-                    found |= SECRET
-            self._traits = found
-        return found
+        """The PATHS, WRITES, RUNS, NETWORK, SYSTEM and SECRET bits of the commands' effects
+        (``bits``, found by :meth:`_scan`)."""
+        return self.bits
 
     # --- the file system, asked once per decision ----------------------------------------------
 
@@ -244,10 +277,15 @@ class Plan:
 
     def inside(self, path: str) -> bool:
         """Is ``path`` (absolute, normalised), symlinks resolved, inside a working directory?"""
-        if path in self._spelled_working():
+        if path in (self._spelled or self._spelled_working()):
             return True  # spelled as a working directory: it resolves to one (no question)
-        real = self.realpath(path)
-        return any(below(real, d) for d in self.working_directories())
+        real = self._real_dirs.get(path) or self.realpath(path)
+        dirs = self._inside_dirs
+        if dirs is None:  # below(real, d) for each d: real is d or starts with "d/"
+            working = self.working_directories()
+            dirs = self._inside_dirs = (frozenset(working),
+                                        tuple(d.rstrip("/") + "/" for d in working))
+        return real in dirs[0] or real.startswith(dirs[1])
 
     def bases(self, command: Command) -> tuple[str, ...] | None:
         """Every directory ``command`` may run in, or None when that is unknown."""

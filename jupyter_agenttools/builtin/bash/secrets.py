@@ -27,7 +27,7 @@ from ...permission import sensitive
 from ...shell.effects import LIST, READ, SEARCH
 from ...shell.syntax import Command
 from ...shell.words import GLOB, Word
-from .plan import PATHS, SECRET, Plan, home_secret_dirs, lexical
+from .plan import SECRET, Plan, home_secret_dirs, lexical
 
 __all__ = ["Finding", "secrets_of", "all_secrets", "key_handed_over", "secret_word",
            "read_verdict", "write_reason", "filter_selects_secret"]
@@ -199,11 +199,23 @@ def _secret_glob(value: str, word: Word, cwd: str, plan: Plan, command: Command,
     if len(names) > _MAX_GLOB:
         return (f"{value} matches more than {_MAX_GLOB} files; they can't all be checked",
                 False)
+    # Every match is what secret_word() finds for its absolute path, asked here in one loop:
+    # the folder is placed once, not once per match (the same checks in the same order).
+    prefix = base if base.endswith("/") else base + "/"  # (base is normalised: "/" only)
     for name in names:
-        full = base + "/" + name
-        hit = secret_word(Word(full, full, tilde=False), plan, command, precise)
+        p = prefix + name  # a listed name is one plain component: already normalised
+        if p.startswith("/dev/") and p not in _DEV_READ_OK:
+            return (f"{value} matches reads the device {p} (raw disk or memory content)",
+                    False)
+        hit = read_verdict(p, home)
         if hit:
-            return (f"{value} matches {hit[0]}", hit[1])
+            return (f"{value} matches {p}: {hit[1]}", _credential(hit))
+        if precise:
+            real = plan.realpath(p)
+            if real != p:
+                hit = read_verdict(real, home)
+                if hit:
+                    return (f"{value} matches {real}: {hit[1]}", _credential(hit))
     return None
 
 
@@ -311,9 +323,13 @@ def all_secrets(plan: Plan) -> list[Finding]:
     hit = plan.memo.get("all-secrets")
     if hit is None:
         hit = []
-        for command in plan.analysis.records if plan.traits() & (PATHS | SECRET) else ():
-            e = command.effects
-            if e is not None and (e.paths or e.secret):  # else secrets_of finds nothing
+        if plan.bits & SECRET:
+            for command in plan.analysis.records:
+                e = command.effects
+                if e is not None and (e.paths or e.secret):  # else secrets_of finds nothing
+                    hit.extend(secrets_of(plan, command))
+        else:
+            for command in plan.with_paths:
                 hit.extend(secrets_of(plan, command))
         plan.memo["all-secrets"] = hit
     return hit
@@ -322,18 +338,11 @@ def all_secrets(plan: Plan) -> list[Finding]:
 def key_handed_over(plan: Plan) -> Finding | None:
     """A key or credential file named in the arguments of a program the table does not know
     (``python x.py --key ~/.ssh/id_rsa``): a possible read the analysis reports as ``maybe``."""
-    if not plan.traits() & PATHS:
-        return None
-    for command in plan.analysis.records:
-        e = command.effects
-        if e is None:
-            continue
-        for access in e.paths:
-            if access.kind == READ and access.detail in ("maybe", "guess"):
-                hit = secret_word(access.word, plan, command, precise=False)
-                if hit and hit[1]:
-                    name = command.argv[0].value if command.argv else "?"
-                    return (f"{name} is given a key or credential file: {hit[0]}", True)
+    for command, access in plan.handed:
+        hit = secret_word(access.word, plan, command, precise=False)
+        if hit and hit[1]:
+            name = command.argv[0].value if command.argv else "?"
+            return (f"{name} is given a key or credential file: {hit[0]}", True)
     return None
 
 
