@@ -288,9 +288,12 @@ class DecisionPlaces:
         head, _, name = physical.rpartition("/")
         if _TREES_TOP_LEVEL and name and head and head[-1] != "/":
             folder = self._folders.get(head)
-            if folder is None:
+            if folder is None:  # a folder's first name: the full check (often the only one)
+                self._folders[head] = _ONCE
+            elif folder is _ONCE:
                 folder = self._folders[head] = _Folder(head, self)
-            if name not in folder.location_names:
+            if folder is not None and folder is not _ONCE and \
+                    name not in folder.location_names:
                 # below a settings location exactly when the folder is (the name is none)
                 if folder.location is not None:
                     return folder.location
@@ -358,6 +361,7 @@ def _names_by_folder(paths: "Iterable[str]") -> dict[str, frozenset[str]]:
 
 
 _NONE: frozenset[str] = frozenset()
+
 #: the names of each folder that are or hold a system folder (a pure table)
 _SYSTEM_NAMES = _names_by_folder(SYSTEM_FOLDERS)
 
@@ -382,6 +386,10 @@ class _Folder:
         self.system_names = _SYSTEM_NAMES.get(folder, _NONE)
         cut = folder.find("/", 1)
         self.tree = SYSTEM_TREES.get(folder if cut < 0 else folder[:cut])
+
+
+#: a folder seen once: its summary is made for its second name
+_ONCE = _Folder.__new__(_Folder)
 
 
 def places_for(context: "PermissionContext", facts: PathFacts | None = None
