@@ -7,10 +7,13 @@ bash splits it exactly as :func:`plain_commands` does. A word that is one variab
 (``$NAME``, ``"$NAME"``; not ``$HOME``, not a command name, not a redirection target) is a
 dynamic word with the tree walk's reasons; a command holding one takes the fast path only
 without redirections, ``VAR=`` prefixes or declarations (where the walk's fields differ).
-Anything else (other ``$``, backquotes,
-backslashes, parentheses, braces, ``#``, ``!``, ``[``, newlines, reserved words, a background
-``&`` …) returns None and the command is parsed by tree-sitter. ``tests/shell/test_shell_fuzz.py``
-checks that both give the same commands.
+So does one holding ``find -exec`` / ``xargs -I`` words: ``{}`` ending a word (``{}``,
+``-I{}``) and the whole word ``\\;``, and one holding a statement run by ``time`` (which
+tree-sitter-bash reads as a command name). Anything else (other ``$``, backquotes, other
+backslashes and braces, parentheses, ``#``, ``!``, ``[``, newlines, reserved words, a
+background ``&`` …) returns None and the command is parsed by tree-sitter; a text with a
+character the tokenizer never takes is recognised by one regular-expression pass before the
+token loop. ``tests/shell/test_shell_fuzz.py`` checks that both give the same commands.
 
 One pass of a tokenizer whose alternatives are single character classes (no nested
 quantifier, nothing that backtracks): linear in the length of the command. The tokens are
@@ -50,25 +53,40 @@ _TOKENS = re.compile(
     r"([ \t]*)"
     r"(?:((?:[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>))"
     r"((?![0-9]*(?:>|<(?!>)))"  # digits before an operator are the next redirection's
-    r"[A-Za-z0-9_./=,:+@%^*?][A-Za-z0-9_./=,:+@%^~*?-]*(?![A-Za-z0-9_./=,:+@%^~*?'\"-])|)"
+    r"[A-Za-z0-9_./=,:+@%^*?][A-Za-z0-9_./=,:+@%^~*?-]*(?![A-Za-z0-9_./=,:+@%^~*?'\"{\\-])|)"
     r"|(\|\||&&|[|;]"
     r"|[A-Za-z0-9_./=,:+@%^~*?-]+"
+    # `{}` (find -exec, xargs -I) not after a quote and when the word ends after it
+    # (`{}a,b` is a brace expansion to the parser, `{}\;` two words); `\;` (find's
+    # terminator, the word `;`) as a whole word (the parser splits `"a"\;` in two)
+    r"|(?<!['\"])\{\}(?=[ \t|;&<>]|\Z)|(?<![^ \t|;&<>])\\;(?=[ \t|;&<>]|\Z)"
     r"|'[^'\n]*'"
     r"|\"[^\"$`\\\n!]*\""
     # a whole word that is one variable, `$NAME` or `"$NAME"`, when a blank, `|`, `;` or the
     # end follows (`$X.txt`, `$X&`, `$X>f` need the parser)
     r"|(?:\$[A-Za-z_][A-Za-z0-9_]*|\"\$[A-Za-z_][A-Za-z0-9_]*\")(?=[ \t|;]|\Z)"
     r"|[^ \t]|\Z))")
+# What the tokenizer could accept at all, read greedily in one regular-expression call: its
+# characters outside quotes, whole quoted strings it takes, `$` before a name. A text this
+# does not cover entirely holds a character the tokenizer refuses (`(`, `{`, a backslash,
+# `$(` …), so the tree walk is asked straight away instead of after a Python loop over the
+# tokens before it. Every alternative starts with its own character and none can end
+# elsewhere: no backtracking (linear).
+_CANDIDATE = re.compile(
+    r"""(?:[A-Za-z0-9_./=,:+@%^~*?|;&<> \t-]+|'[^'\n]*'|"[^"$`\\\n!]*"|"""
+    r'"\$[A-Za-z_][A-Za-z0-9_]*"|\$(?=[A-Za-z_])|\{\}|\\;)*')
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# bash's reserved words (`time` is not here: tree-sitter-bash reads it as a command name, as
+# the fast path does, and the program table's `time` entry analyses what it runs)
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "in", "function", "coproc", "{", "}",
-                       "!", "[[", "]]", "time"})
+                       "!", "[[", "]]"})
 _DECLARATIONS = frozenset({"export", "local", "declare", "typeset", "readonly", "unset"})
 # tree-sitter-bash rejects or re-reads these in a command name (`x@y`, `x%y`, `a=1 x:y`)
 _ODD_RE = re.compile(r"[@%:^]")
 
 # what a token is, by its first character
-_WORD, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE, _VARIABLE = range(7)
+_WORD, _BLANK, _OPERATOR, _AMPERSAND, _ANGLE, _QUOTE, _VARIABLE, _BRACES, _ESCAPED = range(9)
 # what a command's words expand (the third item of plain_command_list's answer; bits)
 EXPANDS = 1  # a word is a variable
 EXPANDS_UNQUOTED = 2  # one of them is not quoted
@@ -79,6 +97,8 @@ _KIND_OF = {
                          "0123456789"},
     " ": _BLANK, "\t": _BLANK, "|": _OPERATOR, ";": _OPERATOR, "&": _AMPERSAND,
     "<": _ANGLE, ">": _ANGLE, "'": _QUOTE, '"': _QUOTE,
+    # `{}` and `\;` are word parts (a lone `{` or `\` is any other character)
+    "{": _BRACES, "\\": _ESCAPED,
 }
 
 
@@ -106,6 +126,9 @@ def plain_command_list(text: str, budget: Budget
     ran out, EXPANDS bits: words that are variables), or None when ``text`` is not plain."""
     if _PLAIN.match(text):
         return _split_words(text, budget)
+    candidate = _CANDIDATE.match(text)  # always a match (maybe empty)
+    if candidate is None or candidate.end() != len(text):
+        return None
     return _tokenize(text, budget)
 
 
@@ -198,6 +221,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
     word_parts: list[str] | None = None
     word_quoted = word_glob = False
     expands = 0
+    odd = False  # a word has `{}` or `\;`
     kind_of = _KIND_OF
     position = 0
     for blanks, redirect, target, token in pairs:
@@ -205,6 +229,9 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
             kind = kind_of.get(token[0])
             if kind == _WORD:
                 part = True
+            elif kind == _BRACES or kind == _ESCAPED:
+                part = len(token) == 2  # `{}`, `\;`
+                odd = True
             elif kind == _QUOTE:
                 part = len(token) > 1
                 if part and token[1] == "$" and token[0] == '"':
@@ -264,7 +291,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
                     word_quoted = True
                     word_glob = False
                 else:
-                    word_value = token
+                    word_value = token if kind != _ESCAPED else token[1:]
                     word_quoted = False
                     word_glob = "*" in token or "?" in token
             else:
@@ -274,7 +301,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
                     word_parts.append(token[1:-1])
                     word_quoted = True
                 else:
-                    word_parts.append(token)
+                    word_parts.append(token if kind != _ESCAPED else token[1:])
                     if not word_glob and ("*" in token or "?" in token):
                         word_glob = True
             position += len(token)
@@ -350,7 +377,7 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
     if redirect_op is not None:
         return None
     groups.append((words, redirects, statement_start, statement_end, ""))
-    built = _build(Source(text, char_offsets=True), groups, expands != 0)
+    built = _build(Source(text, char_offsets=True), groups, expands != 0 or odd, odd)
     if built is None:
         return None
     return built[0], built[1], "", expands
@@ -366,11 +393,22 @@ def _use(budget: Budget, words: int, commands: int, exceeded: str = "") -> None:
 
 
 def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, int, str]],
-           strict: bool) -> tuple[list[Command], int] | None:
-    """The commands of the statements. ``strict`` (a word is a variable): only statements
-    whose every field is the tree walk's too (no redirection: the walk's span of a command
-    leaves them out; no ``VAR=`` prefix: the walk keeps its quotes; no declaration:
-    ``export`` is a declaration there), else None."""
+           strict: bool, odd: bool = False) -> tuple[list[Command], int] | None:
+    """The commands of the statements. ``strict`` (a word is a variable, or ``odd``: a word
+    has ``{}`` or ``\\;``): only statements whose every field is the tree walk's too (no
+    redirection: the walk's span of a command leaves them out; no ``VAR=`` prefix: the walk
+    keeps its quotes; no declaration: ``export`` is a declaration there), else None. With
+    ``odd`` a command name holding ``{`` or a backslash is the parser's to read."""
+    if not strict and "time" in source.text:
+        # a statement `time …` took the walk's path until session 4: its fields are the
+        # walk's in the strict form only (no redirection, prefix or declaration anywhere)
+        for words, _, _, _, _ in groups:
+            for word in words:
+                if "=" in word.text and _ASSIGN.match(word.text):
+                    continue
+                if word.text == "time":
+                    strict = True
+                break
     commands: list[Command] = []
     pipe_id = -1
     position = 0
@@ -398,7 +436,8 @@ def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, i
             name_word = argv[0]
             name = name_word.text
             if name in _RESERVED or (not name_word.quoted and "=" in name) or \
-                    name_word.kind != LITERAL or name[0] == "~" or _ODD_RE.search(name):
+                    name_word.kind != LITERAL or name[0] == "~" or _ODD_RE.search(name) or \
+                    (odd and ("{" in name or "\\" in name)):
                 return None
             if strict and name in _DECLARATIONS:
                 return None

@@ -78,6 +78,7 @@ _FLAG_OF = {
 }
 _REDIRECT_KINDS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _SUBST_KINDS = frozenset({"command_substitution", "process_substitution"})
+_MARKS = frozenset({"&", ";;"})  # the anonymous tokens the walk looks at
 _LEAF_KINDS = frozenset({
     "heredoc_body", "heredoc_start", "heredoc_end", "heredoc_content", "string_content",
     "raw_string", "word", "number", "variable_name", "special_variable_name",
@@ -516,7 +517,10 @@ class _Walker:
                     break
         for i in range(len(children) - 1, -1, -1):
             child = children[i]
-            stack.append((child, nest, parent, redirs, pipe if child is first else None))
+            # an anonymous token (`(`, `do`, `$(`, `;`) is skipped by the walk unless it is
+            # `&` or `;;`: it is not queued at all
+            if child.is_named or child.type in _MARKS:
+                stack.append((child, nest, parent, redirs, pipe if child is first else None))
 
     @staticmethod
     def _push_nested(nested: list, nest: int, idx: int, stack: list) -> None:
@@ -557,9 +561,21 @@ class _Walker:
         cmd, idx = self._new([], node, nest, parent, pipe, redirects=list(redirs))
         out = self.out
         nested: list = []
+        argv = cmd.argv
+        source = self.source
+        plain_text = source.text if source.ascii else None
         for child in node.children:
             kind = child.type
-            if kind == "command_name":
+            if kind == "word" and plain_text is not None:
+                # what _word makes of a plain argument, without the call (most are one)
+                text = plain_text[child.start_byte:child.end_byte]
+                if "\\" not in text and text[:1] != "~":
+                    self.budget.word()
+                    argv.append(Word(text, text, GLOB if "*" in text or "?" in text or
+                                     "[" in text else LITERAL))
+                else:
+                    argv.append(self._word(child, nested))
+            elif kind == "command_name":
                 inner = child.children[0] if child.child_count else child
                 w = self._word(inner, nested)
                 cmd.argv.append(w)
