@@ -54,9 +54,9 @@ _TOKENS = re.compile(
     r"(?:((?:[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>))"
     r"((?![0-9]*(?:>|<(?!>)))"  # digits before an operator are the next redirection's
     r"[A-Za-z0-9_./=,:+@%^*?][A-Za-z0-9_./=,:+@%^~*?-]*(?![A-Za-z0-9_./=,:+@%^~*?'\"{\\-])|)"
-    # a whole plain word (a blank, an operator, a redirection or the end follows): read in
-    # one step, the commonest token
-    r"|([A-Za-z0-9_./=,:+@%^~*?-]+)(?=[ \t|;&<>]|\Z)"
+    # a whole word that is one plain or quoted part (a blank, an operator, a redirection or
+    # the end follows): read in one step, the commonest token
+    r"|([A-Za-z0-9_./=,:+@%^~*?-]+|'[^'\n]*'|\"[^\"$`\\\n!]*\")(?=[ \t|;&<>]|\Z)"
     r"|(\|\||&&|[|;]"
     r"|[A-Za-z0-9_./=,:+@%^~*?-]+"
     # `{}` (find -exec, xargs -I) not after a quote and when the word ends after it
@@ -237,17 +237,21 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
                 if words_used > word_room:
                     _use(budget, words_used, commands_used, "too many words")
                     return [], 0, budget.exceeded, expands
-                if whole[0] == "~":
-                    if whole.startswith(("~-", "~+")):
-                        _use(budget, words_used, commands_used)
-                        return None  # $OLDPWD / $PWD
-                    tilde = True
+                first = whole[0]
+                if first == "'" or first == '"':
+                    word = Word(whole, whole[1:-1], LITERAL, (), True, False, False)
                 else:
-                    tilde = False
-                word = Word(whole, whole, GLOB if "*" in whole or "?" in whole else LITERAL,
-                            (), False, False, tilde)
+                    if first == "~":
+                        if whole.startswith(("~-", "~+")):
+                            _use(budget, words_used, commands_used)
+                            return None  # $OLDPWD / $PWD
+                        tilde = True
+                    else:
+                        tilde = False
+                    word = Word(whole, whole, GLOB if "*" in whole or "?" in whole else
+                                LITERAL, (), False, False, tilde)
                 if redirect_op is not None:
-                    if (redirect_op == ">&" or redirect_op == "<&") and whole[0] == "-":
+                    if (redirect_op == ">&" or redirect_op == "<&") and first == "-":
                         _use(budget, words_used, commands_used)
                         return None  # `>& -`: see below
                     redirects.append(Redirect(redirect_op, word, redirect_fd))
