@@ -28,8 +28,13 @@ __all__ = ["path_effects", "effects_of_plan"]
 _KINDS = {READ: "read", SEARCH: "search", WRITE: "write", DELETE: "delete", MODE: "chmod"}
 
 
+# an effect's fields: kind, path, base, glob, recursive
+_Key = tuple[str, str, "tuple[str, ...] | None", bool, bool]
+
+
 def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
-    found: dict[tuple[str, str, tuple[str, ...] | None, bool, bool], None] = {}
+    seen: set[_Key] = set()
+    out: list[PathEffect] = []  # each effect once, in the order first found
     for command in plan.with_paths:
         e = command.effects
         if e is None:
@@ -56,14 +61,20 @@ def effects_of_plan(plan: Plan) -> tuple[PathEffect, ...]:
                 bases = _NO_CD if command.cds == 0 else base_words(plan, command)
                 bases_known = True
             glob = word.kind == GLOB
+            recursive = access.recursive
+            key: _Key
             if path.startswith("/") or (word.tilde and path.startswith("~")) or bases is None:
-                found.setdefault((kind, path, () if path.startswith(("/", "~")) else None,
-                                  glob, access.recursive), None)
+                key = (kind, path, () if path.startswith(("/", "~")) else None, glob, recursive)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(PathEffect(*key))
             else:
                 for base in bases:
-                    found.setdefault((kind, path, base, glob, access.recursive), None)
-    return tuple(PathEffect(kind, path, base, glob, recursive)
-                 for kind, path, base, glob, recursive in found)
+                    key = (kind, path, base, glob, recursive)
+                    if key not in seen:
+                        seen.add(key)
+                        out.append(PathEffect(*key))
+    return tuple(out)
 
 
 # base_words() of a command no `cd` came before

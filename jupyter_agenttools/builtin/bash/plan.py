@@ -415,8 +415,9 @@ def plan_for(command: object, context: PermissionContext | None) -> Plan:
         return _new_plan(command, context)
     key = ("bash-plan", command, id(context))
     plan = memo.get(key)
-    if plan is None:
-        plan = memo[key] = _new_plan(command, context)
+    if plan is None:  # (_new_plan written out: made once per decision)
+        plan = memo[key] = Plan(analyze(command), context_of(context),
+                                isinstance(context, PermissionContext))
     return plan
 
 

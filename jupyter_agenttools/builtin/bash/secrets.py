@@ -231,13 +231,18 @@ def _secret_tree(word: Word, plan: Plan, command: Command, hidden: bool) -> Find
         if p is None or (cwd not in bases and not os.path.lexists(p)):
             continue
         for q in {p, plan.realpath(p)}:
-            under = q.rstrip("/") + "/"  # below(d, q): d is q or starts with this
-            for d, secret_dir in home_secret_dirs(home):
-                if secret_dir == q or secret_dir.startswith(under):
-                    return (f"searches {q}, which contains ~/{d}", True)
-            for d in _SYSTEM_SECRETS:
-                if d == q or d.startswith(under):
-                    return (f"searches {q}, which contains {d}", True)
+            if q == "/" or (q and not q.endswith("/")):  # (normalised: always)
+                held = _holding_secrets(home).get(q)
+                if held is not None:
+                    return (f"searches {q}, which contains {held}", True)
+            else:
+                under = q.rstrip("/") + "/"  # below(d, q): d is q or starts with this
+                for d, secret_dir in home_secret_dirs(home):
+                    if secret_dir == q or secret_dir.startswith(under):
+                        return (f"searches {q}, which contains ~/{d}", True)
+                for d in _SYSTEM_SECRETS:
+                    if d == q or d.startswith(under):
+                        return (f"searches {q}, which contains {d}", True)
             # a secret right inside the searched directory (a project's .env): plain ASK
             try:
                 names = os.listdir(q) if plan.is_dir(q) else []
@@ -251,6 +256,26 @@ def _secret_tree(word: Word, plan: Plan, command: Command, hidden: bool) -> Find
                 if hit:
                     return (f"searches {q}, which holds {name}: {hit[1]}", False)
     return secret_word(word, plan, command, precise=True)
+
+
+@lru_cache(maxsize=64)
+def _holding_secrets(home: str) -> dict[str, str]:
+    """Every directory whose tree holds a key directory of ``home`` or a system secret, and
+    the first one it holds (``~/.ssh`` … in order, then the system ones): for ``q`` that is "/"
+    or has no trailing "/", ``d == q or d.startswith(q.rstrip("/") + "/")`` holds exactly when
+    ``q`` is ``d``, "/" (``d`` absolute) or ``d`` cut before one of its "/". A pure table of the
+    home's spelling, made once per process and home."""
+    found: dict[str, str] = {}
+    places = [(secret_dir, "~/" + d) for d, secret_dir in home_secret_dirs(home)]
+    places += [(d, d) for d in _SYSTEM_SECRETS]
+    for path, shown in places:
+        found.setdefault(path, shown)
+        if path.startswith("/"):
+            found.setdefault("/", shown)
+        for k in range(1, len(path)):
+            if path[k] == "/":
+                found.setdefault(path[:k], shown)
+    return found
 
 
 def _symlinked_secret(word: Word, plan: Plan, command: Command) -> Finding | None:

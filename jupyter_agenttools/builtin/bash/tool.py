@@ -17,11 +17,11 @@ from ...permission.types import (
 from ...tools.base import Tool, ToolChunk
 from ...tools.truncate import DEFAULT_BUDGET_CHARS, OutputSpool
 from .._files import ToolBackend
+from .decision import is_read_only
 from .effects import path_effects as _path_effects
 from .plan import plan_for
 from .policy import (
     bash_check_permissions,
-    bash_is_read_only,
     bash_match_allow_rules,
     bash_match_rule,
     bash_suggest_rules,
@@ -92,7 +92,10 @@ class Bash(Tool):
         if not isinstance(command, str):
             return False
         # The context's cwd matters: a relative path may be a symlink to a secret there.
-        return bool(bash_is_read_only(command, context))
+        try:  # (bash_is_read_only without its frame: asked in every decision)
+            return is_read_only(plan_for(command, context))
+        except Exception:
+            return False
 
     # the effects describe the files touched, not everything a command does: allow rules on
     # paths never approve a Bash call by themselves
