@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .facts import LocalFacts, PathFacts, ResolvedPath, facts_for, working_dirs
@@ -239,6 +240,21 @@ def _write_reason(canonical: str, lexical: str, home: str) -> str | None:
     return sensitive_write_reason(canonical, home) or sensitive_write_reason(lexical, home)
 
 
+@lru_cache(maxsize=8192)
+def _text_write_verdict(canonical: str, lexical: str, home: str
+                        ) -> tuple[bool, str | None, bool]:
+    """(writing it changes no file, why it is sensitive, a ``.json`` name): a pure function of
+    the strings (the sensitive table is constant), kept per process — but for a JSON name the
+    reason may come from the environment (the settings files its variables move): the caller
+    asks :func:`_write_reason` again for those."""
+    if _HARMLESS_WRITE.fullmatch(canonical):
+        return True, None, False
+    reason = _write_reason(canonical, lexical, home)
+    if reason is None and read_verdict(canonical, home) is not None:
+        reason = "it holds a secret"  # belt and braces: every secret file is a sensitive write
+    return False, reason, canonical[-5:].lower() == ".json" or lexical[-5:].lower() == ".json"
+
+
 def read_is_fast_path_safe(path: object, context: "PermissionContext") -> bool:
     """What Read/Glob/Grep's ``is_read_only`` returns (engine step 3, before the tool check):
     True only for a non-secret path inside the working directories, so secrets and reads
@@ -327,12 +343,14 @@ def _check_write(target: ResolvedPath, places: DecisionPlaces, tool_name: str, k
     if target.status != "ok":
         return _unknown(target, tool_name)
     physical, lexical = target.physical, target.lexical
-    if _HARMLESS_WRITE.fullmatch(physical):
-        return PermissionDecision.allow(f"{physical} changes no file")
     home = places.usable_home
-    reason = _write_reason(physical, lexical, home)
-    if reason is None and read_verdict(physical, home) is not None:
-        reason = "it holds a secret"  # belt and braces: every secret file is a sensitive write
+    harmless, reason, settings_like = _text_write_verdict(physical, lexical, home)
+    if harmless:
+        return PermissionDecision.allow(f"{physical} changes no file")
+    if settings_like:  # (maybe a settings file an environment variable moved: asked again)
+        reason = _write_reason(physical, lexical, home)
+        if reason is None and read_verdict(physical, home) is not None:
+            reason = "it holds a secret"
     if reason is not None:
         return PermissionDecision.ask(f"{tool_name} of {_shown(target)} is sensitive: {reason}",
                                       safety=True)
@@ -348,9 +366,9 @@ def _check_write(target: ResolvedPath, places: DecisionPlaces, tool_name: str, k
     if context.mode is PermissionMode.ACCEPT_EDITS:
         return PermissionDecision.allow(f"accept_edits: {physical} is inside a working "
                                         "directory")
-    return _suggesting(PermissionDecision.passthrough(
-        f"{tool_name} of {physical} (inside the working directories)"),
-        tool_name, target, context, False, places.facts)
+    why = f"{tool_name} of {physical} (inside the working directories)"
+    return _suggesting(PermissionDecision(PermissionBehavior.PASSTHROUGH, why, why),
+                       tool_name, target, context, False, places.facts)
 
 
 def check_write(path: object, context: "PermissionContext",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+from fnmatch import filter as _matching
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Sequence
@@ -182,9 +183,9 @@ def _secret_glob(value: str, word: Word, cwd: str, plan: Plan, command: Command,
     # the place makes the name a secret (`~/.docker/*` may match config.json; `grep x *` in a
     # project is not suspected of id_rsa).
     bare = not segment.strip("*?[]")
-    for name in _GLOB_SAMPLES:
-        if (name.startswith(".") and not segment.startswith(".")) or \
-                not fnmatchcase(name, segment):
+    # (fnmatch.filter: the pattern compiled once for all samples, their order kept)
+    for name in _matching(_GLOB_SAMPLES, segment):
+        if name.startswith(".") and not segment.startswith("."):
             continue
         hit = read_verdict(base + "/" + name, home)
         if hit and bare and read_verdict("/_anywhere_/" + name, home):
@@ -377,12 +378,21 @@ _SECRET_SAMPLES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed2551
                    "key.pem", "server.key", ".dockercfg", ".vault-token", ".git-credentials")
 
 
+_SECRET_LOWER = tuple(name.lower() for name in _SECRET_SAMPLES)
+_SECRET_NESTED = tuple("a/" + name for name in _SECRET_SAMPLES)
+
+
 def filter_selects_secret(pattern: str) -> str | None:
     pattern = pattern.lstrip("!")
     last = pattern.rstrip("/").rsplit("/", 1)[-1]
-    for name in _SECRET_SAMPLES:
-        if fnmatchcase(name, last) or fnmatchcase(name.lower(), last.lower()):
-            return f"the filter {pattern!r} selects {name}, which may hold a secret"
+    # each pattern compiled once for all samples (fnmatch.filter), then the first sample that
+    # matches either way, in order
+    exact = _matching(_SECRET_SAMPLES, last)
+    folded = _matching(_SECRET_LOWER, last.lower())
+    if exact or folded:
+        for name, lower in zip(_SECRET_SAMPLES, _SECRET_LOWER):
+            if name in exact or lower in folded:
+                return f"the filter {pattern!r} selects {name}, which may hold a secret"
     return None
 
 
@@ -390,8 +400,11 @@ def _pathspec_secret(pattern: str) -> str | None:
     """A git pathspec glob (``*`` also matches dotfiles and crosses ``/``) that could select a
     secret file."""
     last = pattern.rsplit("/", 1)[-1]
-    for name in _SECRET_SAMPLES:
-        if fnmatchcase(name, last) or fnmatchcase(name, pattern) or \
-                fnmatchcase("a/" + name, pattern):
-            return f"the git pathspec {pattern!r} matches {name}, which may hold a secret"
+    by_name = _matching(_SECRET_SAMPLES, last)
+    by_path = _matching(_SECRET_SAMPLES, pattern)
+    nested = _matching(_SECRET_NESTED, pattern)
+    if by_name or by_path or nested:
+        for name, deeper in zip(_SECRET_SAMPLES, _SECRET_NESTED):
+            if name in by_name or name in by_path or deeper in nested:
+                return f"the git pathspec {pattern!r} matches {name}, which may hold a secret"
     return None
