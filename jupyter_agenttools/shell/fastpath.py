@@ -54,6 +54,9 @@ _TOKENS = re.compile(
     r"(?:((?:[0-9]*(?:>>|>&|>\||<&|>|<(?!>))|&>>|&>))"
     r"((?![0-9]*(?:>|<(?!>)))"  # digits before an operator are the next redirection's
     r"[A-Za-z0-9_./=,:+@%^*?][A-Za-z0-9_./=,:+@%^~*?-]*(?![A-Za-z0-9_./=,:+@%^~*?'\"{\\-])|)"
+    # a whole word that is one plain or quoted part (a blank, an operator, a redirection or
+    # the end follows): read in one step, the commonest token
+    r"|([A-Za-z0-9_./=,:+@%^~*?-]+|'[^'\n]*'|\"[^\"$`\\\n!]*\")(?=[ \t|;&<>]|\Z)"
     r"|(\|\||&&|[|;]"
     r"|[A-Za-z0-9_./=,:+@%^~*?-]+"
     # `{}` (find -exec, xargs -I) not after a quote and when the word ends after it
@@ -224,7 +227,43 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
     odd = False  # a word has `{}` or `\;`
     kind_of = _KIND_OF
     position = 0
-    for blanks, redirect, target, token in pairs:
+    for blanks, redirect, target, whole, token in pairs:
+        if whole:
+            if word_start < 0:
+                # a word of its own: what the steps below make of it, at once
+                if blanks:
+                    position += len(blanks)
+                words_used += 1
+                if words_used > word_room:
+                    _use(budget, words_used, commands_used, "too many words")
+                    return [], 0, budget.exceeded, expands
+                first = whole[0]
+                if first == "'" or first == '"':
+                    word = Word(whole, whole[1:-1], LITERAL, (), True, False, False)
+                else:
+                    if first == "~":
+                        if whole.startswith(("~-", "~+")):
+                            _use(budget, words_used, commands_used)
+                            return None  # $OLDPWD / $PWD
+                        tilde = True
+                    else:
+                        tilde = False
+                    word = Word(whole, whole, GLOB if "*" in whole or "?" in whole else
+                                LITERAL, (), False, False, tilde)
+                if redirect_op is not None:
+                    if (redirect_op == ">&" or redirect_op == "<&") and first == "-":
+                        _use(budget, words_used, commands_used)
+                        return None  # `>& -`: see below
+                    redirects.append(Redirect(redirect_op, word, redirect_fd))
+                    redirect_op = redirect_fd = None
+                else:
+                    words.append(word)
+                if statement_start < 0:
+                    statement_start = position
+                position += len(whole)
+                statement_end = position
+                continue
+            token = whole  # the last part of a word (`'a'b`)
         if token:
             kind = kind_of.get(token[0])
             if kind == _WORD:

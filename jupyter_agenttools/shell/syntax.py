@@ -575,9 +575,24 @@ class _Walker:
                                      "[" in text else LITERAL))
                 else:
                     argv.append(self._word(child, nested))
+            elif kind in _SUBST_KINDS:
+                # what _word makes of an argument that is one `$( )` / `<( )`, without the call
+                self.budget.word()
+                nested.append(child)
+                argv.append(Word(source.slice(child.start_byte, child.end_byte), None, DYNAMIC,
+                                 (), False, False))
             elif kind == "command_name":
                 inner = child.children[0] if child.child_count else child
-                w = self._word(inner, nested)
+                if plain_text is not None and inner.type == "word":
+                    text = plain_text[inner.start_byte:inner.end_byte]
+                    if "\\" not in text and text[:1] != "~":  # as for an argument above
+                        self.budget.word()
+                        w = Word(text, text, GLOB if "*" in text or "?" in text or
+                                 "[" in text else LITERAL)
+                    else:
+                        w = self._word(inner, nested)
+                else:
+                    w = self._word(inner, nested)
                 cmd.argv.append(w)
                 if w.kind != LITERAL:
                     out.opaque = True
