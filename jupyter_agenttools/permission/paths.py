@@ -225,8 +225,11 @@ def resolved_matches(pattern: str, target: ResolvedPath, context: "PermissionCon
 # --- the file tools' checks -------------------------------------------------------------------
 
 
+@lru_cache(maxsize=8192)
 def _secret(canonical: str, lexical: str, home: str) -> tuple[str, str] | None:
-    """The stricter read verdict of the resolved and the unresolved path."""
+    """The stricter read verdict of the resolved and the unresolved path (``home`` an
+    absolute path, as ``_home`` gives: then a pure function of the strings, the table being
+    constant, kept per process — the names of a glob are asked about every decision)."""
     if canonical == lexical:  # (one spelling: one question)
         return read_verdict(canonical, home)
     found = [v for v in (read_verdict(canonical, home), read_verdict(lexical, home)) if v]
@@ -292,7 +295,8 @@ def _check_read(target: ResolvedPath, places: DecisionPlaces, tool_name: str, ki
             f"{tool_name} of {_shown(target)} may reveal a secret: {secret[1]}", safety=True)
     for d in places.working():
         if physical == d or physical.startswith(d.rstrip("/") + "/"):
-            return PermissionDecision.allow(f"{physical} is inside a working directory")
+            why = f"{physical} is inside a working directory"
+            return PermissionDecision(PermissionBehavior.ALLOW, why, why)
     return _suggesting(PermissionDecision.ask(
         f"{tool_name} of {physical}: outside the working directories"),
         tool_name, target, places.context, kind == "search", places.facts)
