@@ -26,7 +26,7 @@ from .facts import PathFacts, ResolvedPath, facts_for
 from .memo import current_memo
 from .paths import _check_read, _check_write
 from .patterns import search_reaches, target_matches
-from .protected import places_for
+from .protected import DecisionPlaces, places_for
 from .types import PermissionBehavior, PermissionDecision, PermissionRule
 
 if TYPE_CHECKING:
@@ -230,9 +230,15 @@ def check_effect(effect: PathEffect, context: "PermissionContext",
                  tool_name: str = "Read") -> PermissionDecision:
     """What one effect alone would need: the file tools' policy (see ``paths.check_read`` and
     ``paths.check_write``), on the resolved targets; the strictest target decides."""
-    memo = current_memo()
-    places = places_for(context)
-    key = ("agenttools.check_effect", effect, tool_name, context.mode, id(places.facts))
+    return _check_effect(effect, places_for(context), tool_name, current_memo())
+
+
+def _check_effect(effect: PathEffect, places: DecisionPlaces, tool_name: str,
+                  memo: dict[Any, Any] | None) -> PermissionDecision:
+    """:func:`check_effect` on the decision's places and memo (looked up once by the caller
+    for all its effects)."""
+    key = ("agenttools.check_effect", effect, tool_name, places.context.mode,
+           id(places.facts))
     if memo is not None:
         known = memo.get(key)
         if known is not None:
@@ -260,8 +266,12 @@ def effect_safety(effects: Sequence[PathEffect], context: "PermissionContext",
     secret read, a write outside the working directories, a file that runs code later, a path
     that cannot be placed), or None. The engine applies it to every tool that reports effects,
     whatever its own check says; allow rules never silence it."""
-    found = [d for d in (check_effect(e, context, tool_name) for e in effects)
-             if d.behavior is PermissionBehavior.DENY or d.is_safety_ask]
+    places, memo = places_for(context), current_memo()
+    found = []
+    for e in effects:
+        d = _check_effect(e, places, tool_name, memo)
+        if d.behavior is PermissionBehavior.DENY or d.is_safety_ask:
+            found.append(d)
     return strictest(found) if found else None
 
 
@@ -270,7 +280,8 @@ def check_effects(effects: Sequence[PathEffect], context: "PermissionContext",
     """The strictest of the effects' decisions (an empty list: PASSTHROUGH)."""
     if not effects:
         return PermissionDecision.passthrough(f"{tool_name}: no file effects")
-    return strictest([check_effect(e, context, tool_name) for e in effects])
+    places, memo = places_for(context), current_memo()
+    return strictest([_check_effect(e, places, tool_name, memo) for e in effects])
 
 
 # Combining per-effect checks, "no opinion" (PASSTHROUGH: rules and the fallback decide) is

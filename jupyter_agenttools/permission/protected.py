@@ -395,10 +395,12 @@ _ONCE = _Folder.__new__(_Folder)
 def places_for(context: "PermissionContext", facts: PathFacts | None = None
                ) -> DecisionPlaces:
     """The :class:`DecisionPlaces` of ``context`` on its facts (``facts_for(context)`` when the
-    caller has not got them), made once per facts object and context folders."""
+    caller has not got them), made once per facts object and what the places read of the
+    context (its mode, for the write policy, and its folders): another context on the same
+    facts gets its own."""
     if facts is None:
         facts = facts_for(context)
-    key = (context.cwd, context.project_root, context.working_directories)
+    key = (context.mode, context.cwd, context.project_root, context.working_directories)
     kept = facts.__dict__.get("_places")
     if kept is not None and kept[0] == key:
         return kept[1]
