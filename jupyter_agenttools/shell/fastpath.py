@@ -78,6 +78,10 @@ _TOKENS = re.compile(
 _CANDIDATE = re.compile(
     r"""(?:[A-Za-z0-9_./=,:+@%^~*?|;&<> \t-]+|'[^'\n]*'|"[^"$`\\\n!]*"|"""
     r'"\$[A-Za-z_][A-Za-z0-9_]*"|\$(?=[A-Za-z_])|\{\}|\\;)*')
+# Longer texts skip that pass: it would be a second scan of a long quoted string, and the
+# tokenizer counts what it read before giving up in the budget (as it always did), which
+# for a text this short can never decide whether a budget runs out
+_CANDIDATE_CHARS = 1_000
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # bash's reserved words (`time` is not here: tree-sitter-bash reads it as a command name, as
 # the fast path does, and the program table's `time` entry analyses what it runs)
@@ -129,9 +133,10 @@ def plain_command_list(text: str, budget: Budget
     ran out, EXPANDS bits: words that are variables), or None when ``text`` is not plain."""
     if _PLAIN.match(text):
         return _split_words(text, budget)
-    candidate = _CANDIDATE.match(text)  # always a match (maybe empty)
-    if candidate is None or candidate.end() != len(text):
-        return None
+    if len(text) <= _CANDIDATE_CHARS:
+        candidate = _CANDIDATE.match(text)  # always a match (maybe empty)
+        if candidate is None or candidate.end() != len(text):
+            return None
     return _tokenize(text, budget)
 
 
