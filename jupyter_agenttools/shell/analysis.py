@@ -24,7 +24,7 @@ import re
 from .effects import ARGV, READ, SOURCE, STDIN, WRITE, Effects
 from .environment import harmless_assignment
 from .fastpath import EXPANDS_UNQUOTED, plain_command_list
-from .programs import classify, known_programs, program_name
+from .programs import classify, known_programs, program_name, secret_printer
 from .programs.base import maybe_reads
 from .syntax import (
     EXPANSION_REASON,
@@ -286,7 +286,7 @@ def _effects(cmd: Command, plain: bool = False) -> Effects:
     elif kind in ("declaration", "unset"):
         e = Effects(False, f"{argv[0].value if argv else 'declaration'} changes the shell "
                            "environment")
-        e.secret = _declaration_printer(argv)
+        e.secret = secret_printer(argv)  # the same answer as the fast path's plain command
     elif kind == "assignment":
         e = Effects(True, "sets harmless shell variables")
     else:  # redirect
@@ -327,13 +327,6 @@ def _effects(cmd: Command, plain: bool = False) -> Effects:
     if variables:
         e.env = tuple(dict.fromkeys(e.env + tuple(variables)))
     return e
-
-
-def _declaration_printer(argv: list[Word]) -> str:
-    rest = [w.value for w in argv[1:]]
-    if all(v in ("-p", "-x", "-px", "-xp") for v in rest):
-        return "prints the exported environment, where API keys live"
-    return ""
 
 
 def _expand(out: ShellAnalysis) -> None:

@@ -168,10 +168,11 @@ def test_fast_path_matches_the_tree_walk(pieces: list[tuple[str, str]], tail: st
     if any("outside the syntax tree" in r for r in slow.reasons):
         return  # a tree-sitter quirk (`- a=` parses as `a=`); bash, and the fast path, differ
     if any(c.argv and c.argv[0].text in DECLARATIONS for c in fast.commands):
-        # KNOWN DIFFERENCE (session 4, reported): without a variable word the fast path
-        # reads `export -p` / `unset PATH` as a command (the program table decides it), the
-        # walk as a declaration; corpus decisions depend on it (79 differ when the fast path
-        # leaves them to the walk), so it stays until the two are reconciled on purpose
+        # the two readings' records differ on purpose: the fast path reads `export -p` /
+        # `unset PATH` as a command (the program table decides it), the walk as a declaration
+        # (79 corpus decisions' reasons and suggestions would change if the fast path left them
+        # to the walk); what they print and every mode's verdict are the same on both readings:
+        # test_shell_policy.py::test_a_declaration_decides_alike_on_either_reading
         return
 
     def sig(a):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from jupyter_agenttools.builtin.bash.policy import bash_check_permissions, bash_is_read_only
+from jupyter_agenttools.permission.check import check
 from jupyter_agenttools.permission.types import PermissionBehavior, PermissionContext
+from jupyter_agenttools.shell.analysis import analyze
 
 ALLOW = PermissionBehavior.ALLOW
 ASK = PermissionBehavior.ASK
@@ -295,3 +297,32 @@ def test_without_context_relative_reads_are_checked_in_the_key_directories(
     assert not bash_is_read_only("cat config")
     assert bash_is_read_only("cat README.md")
     assert bash_is_read_only("cat config", PermissionContext(cwd=str(proj), home=str(home)))
+
+
+# --- declarations: the fast path (a plain command) and the tree walk (declaration_command) ------
+# read `export -p` differently; what they print and how the engine decides must not depend on
+# which reading took the command (a comment or a subshell sends the same words to the walk)
+DECLARATIONS = [
+    ("export", True), ("export -p", True), ("declare -p", True), ("declare -x", True),
+    ("typeset", True), ("readonly", True), ("readonly -p", True), ("local", True),
+    ("local -p", True), ("declare -px", True), ("export A=1", False), ("declare -x A=1", False),
+    ("readonly B", False), ("local x", False), ("unset PATH", False), ("unset -p", False),
+    ("export -n PATH", False), ("declare -f", False),
+]
+MODES = ["default", "accept_edits", "explore", "bypass", "dont_ask"]
+
+
+@pytest.mark.parametrize("words,prints", DECLARATIONS)
+@pytest.mark.parametrize("spelling", ["{}", "{} # walk", "( {} )", "true && {}"])
+def test_a_declaration_decides_alike_on_either_reading(words, prints, spelling, tmp_path):
+    command = spelling.format(words)
+    printers = [c for c in analyze(command).all_commands if c.effects and c.effects.secret]
+    assert bool(printers) is prints, command
+    for mode in MODES:
+        plain = check("Bash", {"command": words}, mode=mode, cwd=str(tmp_path))
+        spelled = check("Bash", {"command": command}, mode=mode, cwd=str(tmp_path))
+        assert spelled.behavior is plain.behavior, (command, mode)
+        if mode in ("explore", "dont_ask"):
+            assert plain.behavior is not ALLOW, (words, mode)
+    if prints:
+        assert "Secret" in check("Bash", {"command": command}, cwd=str(tmp_path)).reason

@@ -13,7 +13,7 @@ from ..words import DYNAMIC, LITERAL, Word
 from .base import STRINGS, Program, apply_found, options, report_scan, veto
 from .scanner import REQUIRED, Option, scan
 
-__all__ = ["SYSTEM", "secret_printer", "system_change"]
+__all__ = ["SYSTEM", "DECLARATION_PRINTERS", "secret_printer", "system_change"]
 
 
 def _yes(reason: str) -> Effects:
@@ -388,9 +388,13 @@ _SECRET_COMMANDS: list[tuple[tuple[str, ...], str]] = [
     (("npm", "token", "list"), "prints a stored secret"),
     (("doppler", "secrets"), "prints a stored secret"),
 ]
+# bash's declaration builtins: with no name (or only -p/-x) each prints variables with their
+# values (`readonly -p`, `local` in a function too); one set for both readings of such a
+# command — a plain command (the fast path) and tree-sitter's declaration_command (the walk)
+DECLARATION_PRINTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
 _PRINTERS = frozenset(first for words, _ in _SECRET_COMMANDS for first in words[:1]) | {
-    "env", "printenv", "export", "declare", "typeset", "set", "compgen", "gh", "git",
-    "kubectl", "pass"}
+    "env", "printenv", "export", "declare", "typeset", "readonly", "local", "set", "compgen",
+    "gh", "git", "kubectl", "pass"}
 PRINTER_NAMES = _PRINTERS
 # the entries of _SECRET_COMMANDS by program name, in table order
 _SECRET_COMMANDS_OF: dict[str, list[tuple[tuple[str, ...], str]]] = {}
@@ -415,8 +419,10 @@ def secret_printer(argv: list[Word]) -> str:
         if bad:
             return f"prints the variable {bad[0] or '(decided at run time)'}, " \
                    "which may hold a secret"
-    if name in ("export", "declare", "typeset") and all(
+    if name in DECLARATION_PRINTERS and all(
             value in ("-p", "-x", "-px", "-xp") for value in rest):
+        if name in ("readonly", "local"):
+            return f"{name} prints shell variables with their values, API keys included"
         return "prints the exported environment, where API keys live"
     if name in ("set", "compgen") and (not rest or rest in (["-e"], ["-v"], ["-o", "posix"])):
         return "prints every shell variable, API keys included"
