@@ -20,6 +20,14 @@ MODES = ("default", "accept_edits", "explore", "bypass", "dont_ask")
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
+    # a home of the test's own (HOME for the module): the real one is never touched
+    home = str(tmp_path_factory.mktemp("bash_effects_home"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", home)
+        yield _project(tmp_path_factory, home)
+
+
+def _project(tmp_path_factory, home: str) -> str:
     root = tmp_path_factory.mktemp("bash_effects")
     (root / "data" / "secret").mkdir(parents=True)
     (root / "data" / "secret" / "a.txt").write_text("s\n")
@@ -27,8 +35,7 @@ def project(tmp_path_factory):
     (root / "src").mkdir()
     (root / "a.txt").write_text("a\n")
     os.symlink(root / "data" / "secret", root / "link")
-    home = os.path.expanduser("~")
-    os.makedirs(os.path.join(home, ".ssh"), exist_ok=True)
+    os.makedirs(os.path.join(home, ".ssh"))
     os.symlink(os.path.join(home, ".ssh"), root / "keys")
     return str(root)
 
