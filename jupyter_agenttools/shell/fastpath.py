@@ -11,9 +11,10 @@ So does one holding ``find -exec`` / ``xargs -I`` words: ``{}`` ending a word (`
 ``-I{}``) and the whole word ``\\;``, and one holding a statement run by ``time`` (which
 tree-sitter-bash reads as a command name). Anything else (other ``$``, backquotes, other
 backslashes and braces, parentheses, ``#``, ``!``, ``[``, newlines, reserved words, a
-background ``&`` …) returns None and the command is parsed by tree-sitter; a text with a
-character the tokenizer never takes is recognised by one regular-expression pass before the
-token loop. ``tests/shell/test_shell_fuzz.py`` checks that both give the same commands.
+background ``&``, declaration builtins such as ``export`` and ``unset`` …) returns None and
+the command is parsed by tree-sitter; a text with a character the tokenizer never takes is
+recognised by one regular-expression pass before the token loop.
+``tests/shell/test_shell_fuzz.py`` checks that both give the same commands.
 
 One pass of a tokenizer whose alternatives are single character classes (no nested
 quantifier, nothing that backtracks): linear in the length of the command. The tokens are
@@ -88,6 +89,9 @@ _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
                        "while", "until", "do", "done", "in", "function", "coproc", "{", "}",
                        "!", "[[", "]]"})
+# declaration builtins: the walk's reading (a declaration whose ``NAME=value`` words are
+# assignments, checked like ``VAR=`` prefixes) is the only one — read as a plain command,
+# `export LD_PRELOAD=/tmp/x.so; ls` was approved by the rules Bash(export:*) and Bash(ls)
 _DECLARATIONS = frozenset({"export", "local", "declare", "typeset", "readonly", "unset"})
 # tree-sitter-bash rejects or re-reads these in a command name (`x@y`, `x%y`, `a=1 x:y`)
 _ODD_RE = re.compile(r"[@%:^]")
@@ -178,7 +182,8 @@ def _split_words(text: str, budget: Budget) -> tuple[list[Command], int, str, in
                 return None  # tree-sitter reads `--opt=1` in command position as an assignment
         if first < len(words):
             name = words[first]
-            if name in _RESERVED or (":" in name and _ODD_RE.search(name)):
+            if name in _RESERVED or name in _DECLARATIONS or (
+                    ":" in name and _ODD_RE.search(name)):
                 return None
         pipe = None
         if separator == "|" or previous == "|":
@@ -441,7 +446,7 @@ def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, i
     """The commands of the statements. ``strict`` (a word is a variable, or ``odd``: a word
     has ``{}`` or ``\\;``): only statements whose every field is the tree walk's too (no
     redirection: the walk's span of a command leaves them out; no ``VAR=`` prefix: the walk
-    keeps its quotes; no declaration: ``export`` is a declaration there), else None. With
+    keeps its quotes), else None. Never a declaration (see ``_DECLARATIONS``). With
     ``odd`` a command name holding ``{`` or a backslash is the parser's to read."""
     if not strict and "time" in source.text:
         # a statement `time …` took the walk's path until session 4: its fields are the
@@ -483,7 +488,7 @@ def _build(source: Source, groups: list[tuple[list[Word], list[Redirect], int, i
                     name_word.kind != LITERAL or name[0] == "~" or _ODD_RE.search(name) or \
                     (odd and ("{" in name or "\\" in name)):
                 return None
-            if strict and name in _DECLARATIONS:
+            if name in _DECLARATIONS:
                 return None
             kind = "command"
         elif assignments:

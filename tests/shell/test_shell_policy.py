@@ -326,3 +326,27 @@ def test_a_declaration_decides_alike_on_either_reading(words, prints, spelling, 
             assert plain.behavior is not ALLOW, (words, mode)
     if prints:
         assert "Secret" in check("Bash", {"command": command}, cwd=str(tmp_path)).reason
+
+
+# an allow rule for a declaration builtin approves what it approves whatever the spelling; it
+# never approves a variable that changes what runs next (LD_PRELOAD, BASH_ENV, PATH …), as a
+# `VAR=` prefix it could not either
+RULED = ["export A=1", "export LD_PRELOAD=/tmp/x.so", "export BASH_ENV=./evil.sh",
+         "export PATH=/tmp/bin:/usr/bin", "declare -x LD_PRELOAD=/tmp/x.so", "export LANG=C",
+         "readonly PS4=x", "export -p", "unset PATH", "local A=1"]
+DANGEROUS = ("LD_PRELOAD", "BASH_ENV", "PATH=", "PS4")
+
+
+@pytest.mark.parametrize("words", RULED)
+@pytest.mark.parametrize("spelling", ["{}; ls", "{} ; ls # walk", "{}\nls", "( {} ) && ls"])
+def test_a_rule_for_a_declaration_reads_it_one_way(words, spelling, tmp_path):
+    command = spelling.format(words)
+    name = words.split()[0]
+    rules = {"allow": [f"Bash({name}:*)", "Bash(ls)"]}
+    for mode in MODES:
+        plain = check("Bash", {"command": f"{words}; ls"}, mode=mode, rules=rules,
+                      cwd=str(tmp_path))
+        spelled = check("Bash", {"command": command}, mode=mode, rules=rules, cwd=str(tmp_path))
+        assert spelled.behavior is plain.behavior, (command, mode)
+        if mode != "bypass" and any(d in words for d in DANGEROUS):
+            assert plain.behavior is not ALLOW, (words, mode, plain.reason)

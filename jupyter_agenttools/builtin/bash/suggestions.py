@@ -98,6 +98,11 @@ def _quoted(values: list[str]) -> str:
                     for v in values)
 
 
+# what a Bash(…) rule can name: a command, and a declaration builtin (`export`, `unset` …: a
+# rule for it approves one whose assignments are harmless, as it does a command's prefixes)
+_RULED_KINDS = frozenset({"command", "declaration", "unset"})
+
+
 def _specs(plan: Plan) -> list[str] | None:
     out: list[str] = []
     unapproved = 0
@@ -106,7 +111,7 @@ def _specs(plan: Plan) -> list[str] | None:
             continue
         if c.read_only and not secret_printer(c.argv):
             continue
-        if c.kind != "command" or not c.argv:
+        if c.kind not in _RULED_KINDS or not c.argv:
             return None
         inner = effective(plan, c)
         if not all(harmless_assignment(n) for n, _ in c.assignments):
