@@ -422,7 +422,7 @@ def secret_printer(argv: list[Word]) -> str:
     if name in DECLARATION_PRINTERS and all(
             value in ("-p", "-x", "-px", "-xp") for value in rest):
         if name in ("readonly", "local"):
-            return f"{name} prints shell variables with their values, API keys included"
+            return "prints shell variables with their values, API keys included"
         return "prints the exported environment, where API keys live"
     if name in ("set", "compgen") and (not rest or rest in (["-e"], ["-v"], ["-o", "posix"])):
         return "prints every shell variable, API keys included"
