@@ -8,7 +8,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import GLOB_CHARS, ToolBackend, glob_regex, list_files, split_glob
-from .read import FileToolMixin, path_word
+from .read import FileToolMixin, check_input, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
@@ -64,6 +64,7 @@ class Glob(FileToolMixin, Tool):
         """One search: of the folder the pattern can reach from ``path`` (default the cwd)."""
         from ..permission.paths import glob_reach_word
 
+        check_input(self, tool_input)
         pattern = path_word(self.name, tool_input, "pattern")
         path = tool_input.get("path")
         if path == "":

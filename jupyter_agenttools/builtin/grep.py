@@ -17,7 +17,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend, glob_regex, list_files
-from .read import FileToolMixin, path_word
+from .read import FileToolMixin, check_input, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, ExecResult
@@ -135,6 +135,7 @@ class Grep(FileToolMixin, Tool):
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
         """One search of ``path`` (a file or a folder; default the cwd) and what is below it."""
+        check_input(self, tool_input)
         pattern = tool_input.get("pattern")
         if not isinstance(pattern, str) or pattern == "":
             raise ValueError(f"{self.name}: 'pattern' must be a non-empty string, got "
