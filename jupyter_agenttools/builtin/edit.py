@@ -49,8 +49,9 @@ class Edit(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
+        word = path_word(self.name, tool_input, "file_path")
         check_input(self, tool_input)
-        return [PathEffect("write", path_word(self.name, tool_input, "file_path"))]
+        return [PathEffect("write", word)]
 
     async def call(self, file_path: str, old_string: str, new_string: str,
                    replace_all: bool = False) -> ToolChunk:

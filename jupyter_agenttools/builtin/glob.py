@@ -64,13 +64,13 @@ class Glob(FileToolMixin, Tool):
         """One search: of the folder the pattern can reach from ``path`` (default the cwd)."""
         from ..permission.paths import glob_reach_word
 
-        check_input(self, tool_input)
         pattern = path_word(self.name, tool_input, "pattern")
         path = tool_input.get("path")
         if path == "":
             path = None
         if path is not None:
             path = path_word(self.name, tool_input, "path")
+        check_input(self, tool_input)
         return [PathEffect("search", glob_reach_word(pattern, path))]
 
     async def call(self, pattern: str, path: str | None = None) -> ToolChunk:

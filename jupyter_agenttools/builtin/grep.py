@@ -135,15 +135,14 @@ class Grep(FileToolMixin, Tool):
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
         """One search of ``path`` (a file or a folder; default the cwd) and what is below it."""
-        check_input(self, tool_input)
         pattern = tool_input.get("pattern")
         if not isinstance(pattern, str) or pattern == "":
             raise ValueError(f"{self.name}: 'pattern' must be a non-empty string, got "
                              f"{repr(pattern)[:80]}")
         path = tool_input.get("path")
-        if path is None or path == "":
-            return [PathEffect("search", ".")]
-        return [PathEffect("search", path_word(self.name, tool_input, "path"))]
+        word = "." if path is None or path == "" else path_word(self.name, tool_input, "path")
+        check_input(self, tool_input)
+        return [PathEffect("search", word)]
 
     async def _ripgrep(self) -> str | None:
         if self.use_ripgrep is False:

@@ -92,6 +92,8 @@ def check_input(tool: Any, tool_input: Mapping[str, Any]) -> None:
         if key not in tool_input:
             raise ValueError(f"{tool.name}: {key!r} is required")
     for key, value in tool_input.items():
+        if value is None and key not in schema.get("required", ()):
+            continue  # an optional argument sent as null: absent, as the tools read it
         spec = properties.get(key)
         if spec is None:
             if schema.get("additionalProperties", True) is False:
@@ -203,8 +205,9 @@ class Read(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
+        word = path_word(self.name, tool_input, "file_path")
         check_input(self, tool_input)
-        return [PathEffect("read", path_word(self.name, tool_input, "file_path"))]
+        return [PathEffect("read", word)]
 
     async def call(self, file_path: str, offset: int | None = None,
                    limit: int | None = None) -> ToolChunk:
