@@ -30,7 +30,8 @@ from .kinds import UNKNOWN, Kind
 from .tables import FUNCTIONS, LIBRARY_MODULES, callable_entry
 
 __all__ = ["describe", "canonical_name", "NamespaceNames", "BuiltinNames", "safe_repr",
-           "SafeRepr", "DEEP_BUDGET", "out_position", "callable_function", "class_attribute"]
+           "SafeRepr", "DEEP_BUDGET", "out_position", "callable_function", "class_attribute",
+           "is_submodule"]
 
 #: how many elements are checked before a container counts as too big to prove deep
 DEEP_BUDGET = 100_000
@@ -105,6 +106,17 @@ def callable_function(canonical: str, allow_out: bool = False) -> bool:
     checked the number of arguments against the output position itself)."""
     return callable_entry(FUNCTIONS.get(canonical)) and (
         allow_out or out_position(canonical) is None)
+
+
+def is_submodule(parent: str, attr: str, child: str) -> bool:
+    """``parent.attr`` is the module ``child`` as a part of the same package (``plt.style``
+    is matplotlib.style) or as its registered submodule (``os.path`` is posixpath, registered
+    as ``sys.modules["os.path"]``), not another package the parent merely imported
+    (``posixpath.os``, ``pandas.io.common.np``)."""
+    if parent.split(".")[0] == child.split(".")[0]:
+        return True
+    module = sys.modules.get(f"{parent}.{attr}")
+    return module is not None and module is sys.modules.get(child)
 
 
 def _module_dict(name: str) -> dict[str, Any] | None:
