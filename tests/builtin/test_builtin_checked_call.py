@@ -12,7 +12,6 @@ Each attack has its harmless twin (nothing swapped, no rule) that keeps working.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 
