@@ -76,6 +76,18 @@ def test_no_snippet_that_is_not_read_only_is_allowed(decide):
     assert counts[("read", "allow")] == len(READ)
 
 
+def test_deciding_runs_no_user_code(decide):
+    """The analysis looks at live objects by their exact type and type's own getters: deciding
+    on any snippet of the table, in every mode, runs no user code, whatever the verdict (an
+    ``isinstance`` would read ``liar.__class__``, a property; a dict lookup of ``Hashy``'s
+    class would call its metaclass's ``__hash__``)."""
+    nb_namespace.TRACE.clear()
+    for code, _category in CASES:
+        for mode in ("default", "bypass"):
+            decide(code, mode)
+    assert nb_namespace.TRACE == []
+
+
 # one representative per category, down the five modes (SPEC §5.2's table for a tool whose
 # check is a plain ASK when not read-only, a safety ASK for a secret read)
 LADDER = {
