@@ -173,14 +173,15 @@ class QuestionCard(_FixedRepr, W.VBox):
 
     ``ask`` is a PendingAsk: ``tool``, ``input``, ``decision``, ``answer(choice, rule=,
     message=)``, ``answered``, ``choice``. ``settings_file`` is where "Always allow" writes,
-    ``mode`` the engine's mode (for the plain-words reason) and ``cwd`` where relative paths of
-    the diff preview start.
+    ``mode`` the engine's mode (for the plain-words reason), ``cwd`` where relative paths of
+    the diff preview start, and ``hint`` a sentence added to the reason (what the project's
+    untrusted settings would have done with this call).
     """
 
     _fixed_repr = "<agent question>"
 
     def __init__(self, ask: Any, settings_file: str | None = None, mode: str | None = None,
-                 cwd: str = "."):
+                 cwd: str = ".", hint: str = ""):
         self.ask = ask
         decision = ask.decision
         tool_name = getattr(ask.tool, "name", None) or str(ask.tool)
@@ -206,7 +207,7 @@ class QuestionCard(_FixedRepr, W.VBox):
             self.code.add_class("agenttools-preview")
         else:
             self.code = W.HTML(_code(format_input(ask.input)))
-        why = plain_reason(decision, mode)
+        why = " ".join(part for part in (plain_reason(decision, mode), hint) if part)
         self.reason = W.HTML(f'<span class="agenttools-why">{html.escape(why)}</span>'
                              if why else "")
 
@@ -346,14 +347,16 @@ class RunPanel(_FixedRepr, W.VBox):
     """The whole run: a status line with a Cancel button, then the transcript.
 
     ``show()`` displays it (with a display id); when the run ends, that output is replaced by
-    the run's Markdown transcript, which survives saving the notebook."""
+    the run's Markdown transcript, which survives saving the notebook. ``hint(ask)`` adds a
+    sentence to a question's reason (see QuestionCard)."""
 
     _fixed_repr = "<agent run panel>"
 
     def __init__(self, title: str = "agent", on_cancel: Callable[[], Any] | None = None,
                  settings_file: str | None = None, mode: str | None = None,
-                 cwd: str = ".", note: str = ""):
+                 cwd: str = ".", note: str = "", hint: Callable[[Any], str] | None = None):
         self.settings_file = settings_file
+        self.hint = hint
         self.mode = mode
         self.cwd = cwd
         self.note = note
@@ -434,7 +437,8 @@ class RunPanel(_FixedRepr, W.VBox):
         card = self._cards.get(key)
         if card is None:
             self.end_text()
-            card = QuestionCard(ask, self.settings_file, mode=self.mode, cwd=self.cwd)
+            card = QuestionCard(ask, self.settings_file, mode=self.mode, cwd=self.cwd,
+                                hint=self.hint(ask) if self.hint is not None else "")
             self._cards[key] = card
             view = self.tool_view(getattr(ask, "call_id", None))
             if view is not None:  # the question sits with its call, above the call's output

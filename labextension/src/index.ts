@@ -113,13 +113,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
     kernels.changed.connect(() => {
       for (const { kernel, question } of kernels.newQuestions()) {
         const where = kernel.notebook ?? `kernel ${kernel.id.slice(0, 8)}`;
-        notices.set(question.id, Notification.warning(
+        notices.set(`${kernel.id} ${question.id}`, Notification.warning(
           `The agent asks: ${question.title} (${where})`, {
             autoClose: false,
             actions: [{ label: 'Show', callback: () => void showQuestion(kernel, question.id) }]
           }));
       }
-      const open = new Set(kernels.pending.map(p => p.question.id));
+      // question ids count per kernel ("ask-1" in every kernel): the key names both
+      const open = new Set(kernels.pending.map(p => `${p.kernel.id} ${p.question.id}`));
       for (const [id, notice] of notices) {
         if (!open.has(id) && !kernels.error) {
           Notification.dismiss(notice);
