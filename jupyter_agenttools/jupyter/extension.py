@@ -444,7 +444,7 @@ class AgentSession:
         panel = RunPanel(title=title, on_cancel=run.cancel,
                          settings_file=self.display_path(self.settings.path("local")),
                          mode=str(agent.engine.mode), cwd=os.getcwd(), note=note,
-                         hint=self.untrusted_hint)
+                         hint=self.untrusted_hint, untrusted=self.trust_pending)
         self.runs.append(run)
         self.panels[id(run)] = panel
         panel.bind(run)

@@ -112,13 +112,22 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         card = cell(page, 1).locator(".agenttools-question")
         expect(card.locator(".agenttools-question-title")).to_have_text(
             "Permission needed: Bash: make test", timeout=60_000)
-        expect(card.locator(".agenttools-why")).to_contain_text("not trusted")
+        expect(card.locator(".agenttools-why")).to_contain_text(
+            f"The project's rule {RULE} (.agenttools/settings.json) would allow it, but this "
+            "folder is not trusted yet")
+        # "Always allow" would save a rule that waits for the trust too: the card says so
+        expect(card.locator(".agenttools-where")).to_contain_text(
+            "counts only once you trust it")
         card.scroll_into_view_if_needed()
         screenshot(page, "trust-2-asks")
         card.locator("button.agenttools-deny").click()
         expect(cell(page, 1).locator(".jp-RenderedMarkdown")).to_contain_text(
             "you denied it", timeout=30_000)
         assert not (repo / "tested.txt").exists()
+        # the question's notification does not outlive the question (even one answered
+        # before its toast was on screen)
+        expect(page.locator(".Toastify__toast", has_text="The agent asks")).to_have_count(
+            0, timeout=20_000)
 
         # 3. a real click on the button trusts the folder; everything shown follows
         button.click()
