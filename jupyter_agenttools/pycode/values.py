@@ -19,16 +19,18 @@ trusted library types (``ndarray.dtype``, ``DataFrame.dtypes``).
 from __future__ import annotations
 
 import builtins as _builtins_module
+import functools
+import inspect
 import reprlib
 import sys
 import types
 from typing import Any, Mapping
 
 from .kinds import UNKNOWN, Kind
-from .tables import FUNCTIONS, LIBRARY_MODULES
+from .tables import FUNCTIONS, LIBRARY_MODULES, callable_entry
 
 __all__ = ["describe", "canonical_name", "NamespaceNames", "BuiltinNames", "safe_repr",
-           "SafeRepr", "DEEP_BUDGET"]
+           "SafeRepr", "DEEP_BUDGET", "out_position", "callable_function", "class_attribute"]
 
 #: how many elements are checked before a container counts as too big to prove deep
 DEEP_BUDGET = 100_000
@@ -71,6 +73,38 @@ for _index in ("Index", "RangeIndex", "MultiIndex", "DatetimeIndex", "Categorica
 # intercept them, and for built-in types they read the C-level name.
 _TYPE_MODULE = type.__dict__["__module__"]
 _TYPE_QUALNAME = type.__dict__["__qualname__"]
+
+
+@functools.lru_cache(maxsize=1024)
+def out_position(canonical: str) -> int | None:
+    """How many positional arguments a numpy function takes before ``out`` (``np.add(a, b,
+    out)``: 2; ``np.sum(a, axis, dtype, out)``: 3), from its signature; None when it has no
+    positional ``out`` or is not a numpy function."""
+    if not canonical.startswith("numpy."):
+        return None
+    module, _, name = canonical.rpartition(".")
+    d = _module_dict(module)
+    function = d.get(name) if d is not None else None
+    if function is None:
+        return None
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return 0  # no signature to read: no positional argument may be an output
+    for index, parameter in enumerate(parameters):
+        if parameter.name == "out" and parameter.kind in (
+                parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            return index
+    return None
+
+
+def callable_function(canonical: str, allow_out: bool = False) -> bool:
+    """May library code call this function with arguments the analysis never sees (``map``,
+    ``sorted(key=…)``, ``groupby``)? Only when its table check holds for any deep arguments
+    and it has no output position (``tables.CALLABLE_CHECKS``; ``allow_out``: the caller
+    checked the number of arguments against the output position itself)."""
+    return callable_entry(FUNCTIONS.get(canonical)) and (
+        allow_out or out_position(canonical) is None)
 
 
 def _module_dict(name: str) -> dict[str, Any] | None:
@@ -239,12 +273,18 @@ def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
         prefix = "class:" if isinstance(value, type) else "function:"
         if isinstance(value, type) and not _safe_metaclass(value):
             return UNKNOWN  # its metaclass's code runs for repr, calls, attribute reads
+        # a class whose metaclass defines how isinstance/issubclass decide (abc: its
+        # __subclasshook__ and those of every subclass, user code included) is not a plain
+        # operand: isinstance(x, SomeABC) may run user code
+        plain = not isinstance(value, type) or (
+            type(value).__instancecheck__ is type.__instancecheck__  # type: ignore[comparison-overlap]
+            and type(value).__subclasscheck__ is type.__subclasscheck__)  # type: ignore[comparison-overlap]
         name = canonical_name(value)
         if name is None:
             # a user function or class: its repr is Python's own, calling it is user code
-            return Kind(prefix + "?", True, False)
-        known = name in FUNCTIONS or f"builtins.{name}" in FUNCTIONS
-        return Kind(prefix + name, True, known)
+            return Kind(prefix + "?", plain, False)
+        known = callable_function(name) or callable_function(f"builtins.{name}")
+        return Kind(prefix + name, plain, known)
     if t is types.MethodType:
         # a bound method's repr shows (and so calls the repr of) the object it is bound to
         return Kind("method:?", True, False)
@@ -363,6 +403,42 @@ class BuiltinNames:
     def value_of(self, name: str) -> Any:
         raise KeyError(name)
 
+    def class_attribute(self, owner: str, attr: str) -> Kind | str:
+        return class_attribute(owner, attr)
+
+
+#: descriptor types of C code whose ``__get__`` on a class returns a function or itself
+_PLAIN_DESCRIPTORS = (types.FunctionType, types.BuiltinFunctionType,
+                      types.MethodDescriptorType, types.WrapperDescriptorType,
+                      types.ClassMethodDescriptorType, types.MemberDescriptorType,
+                      types.GetSetDescriptorType, staticmethod, classmethod, property)
+
+
+def class_attribute(owner: str, attr: str) -> Kind | str:
+    """What reading ``Class.attr`` gives, for a class known by its canonical name, looked up
+    statically (nothing runs): a Kind, or the reason reading it may run code (a descriptor
+    whose ``__get__`` is not C code, a class that cannot be found)."""
+    module, _, name = owner.rpartition(".")
+    d = _module_dict(module) if module else None
+    cls = d.get(name) if d is not None else None
+    if not isinstance(cls, type) or not _safe_metaclass(cls):
+        return f"cannot tell what reading `.{attr}` of this class runs"
+    try:
+        value = inspect.getattr_static(cls, attr)
+    except AttributeError:
+        return UNKNOWN  # an AttributeError (the metaclass is a library one)
+    if type(value) in _PLAIN_DESCRIPTORS:
+        if type(value) in (staticmethod, classmethod):
+            inner = value.__func__
+            if not isinstance(inner, (types.FunctionType, types.BuiltinFunctionType)):
+                return f"`.{attr}` wraps an object whose code runs when it is read"
+        if type(value) is property:
+            return Kind(None, True, False)  # the property object itself
+        return Kind(f"function:{owner}.{attr}", True, False)
+    if hasattr(type(value), "__get__") and _real_library_type(type(value)) is None:
+        return f"reading `.{attr}` runs the __get__ of a descriptor of unknown type"
+    return describe(value)
+
 
 def _builtin_kind(name: str) -> Kind | None:
     value = _builtins_module.__dict__.get(name, _MISSING)
@@ -371,7 +447,7 @@ def _builtin_kind(name: str) -> Kind | None:
     if callable(value) and not isinstance(value, type(_builtin_kind)):
         if _ORIGINAL_BUILTINS.get(name) is not value:
             return UNKNOWN  # builtins was patched after this module was imported
-        known = f"builtins.{name}" in FUNCTIONS
+        known = callable_function(f"builtins.{name}")
         return Kind(f"function:builtins.{name}", True, known)
     if value is None or value is True or value is False or value is ...:
         return Kind("none", True, True)

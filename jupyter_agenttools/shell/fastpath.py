@@ -36,7 +36,7 @@ from .syntax import (
     Syntax,
     plain_command,
 )
-from .words import DYNAMIC, GLOB, LITERAL, Word
+from .words import DYNAMIC, GLOB, LITERAL, RUN_TIME_TILDE, Word
 
 __all__ = ["plain_commands", "plain_command_list", "EXPANDS", "EXPANDS_UNQUOTED"]
 
@@ -252,9 +252,9 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
                     word = Word(whole, whole[1:-1], LITERAL, (), True, False, False)
                 else:
                     if first == "~":
-                        if whole.startswith(("~-", "~+")):
+                        if whole[1:2] in RUN_TIME_TILDE:
                             _use(budget, words_used, commands_used)
-                            return None  # $OLDPWD / $PWD
+                            return None  # $OLDPWD / $PWD / the directory stack
                         tilde = True
                     else:
                         tilde = False
@@ -303,9 +303,9 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
                 word_text = text[word_start:position]
                 word_value = "".join(word_parts)
             if word_text[0] == "~":
-                if word_text.startswith(("~-", "~+")):
+                if word_text[1:2] in RUN_TIME_TILDE:
                     _use(budget, words_used, commands_used)
-                    return None  # $OLDPWD / $PWD
+                    return None  # $OLDPWD / $PWD / the directory stack
                 tilde = not word_quoted
             else:
                 tilde = False

@@ -24,6 +24,7 @@ from .words import (
     DYNAMIC,
     GLOB,
     LITERAL,
+    RUN_TIME_TILDE,
     Word,
     decode_ansi_c,
     unescape_double_quoted,
@@ -843,9 +844,8 @@ class _Walker:
             text = source.text[node.start_byte:node.end_byte]
         else:
             text = source.slice(node.start_byte, node.end_byte)
-        if text[:1] == "~" and text.startswith(("~-", "~+")) and not assignment:
-            # `~-` is $OLDPWD (inherited from the kernel's environment), `~+` is $PWD: both
-            # are decided at run time
+        if text[:1] == "~" and text[1:2] in RUN_TIME_TILDE and not assignment:
+            # `~-` ($OLDPWD), `~+` ($PWD), `~1` (the directory stack): decided at run time
             return Word(text, None)
         if kind == "word":
             if "\\" not in text:  # unescape_word, without a call

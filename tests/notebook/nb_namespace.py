@@ -3,7 +3,10 @@ tables know, and user objects whose every special method leaves a trace when it 
 
 from __future__ import annotations
 
+import abc
 import datetime
+import glob
+import itertools
 import json
 import math
 import os
@@ -108,6 +111,37 @@ class FakeFrame(pd.DataFrame):
         return super().head(n)
 
 
+class UserABC(abc.ABC):  # noqa: B024  (abstract only to get ABCMeta)
+    """isinstance(x, UserABC) asks abc, which calls this hook (user code)."""
+
+    @classmethod
+    def __subclasshook__(cls, other: type) -> Any:
+        traced("__subclasshook__")
+        return NotImplemented
+
+
+class Tracing:
+    """A descriptor of user code: reading it on a class runs __get__."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        traced("Tracing.__get__")
+        return 1
+
+
+class Holder:
+    """A user class whose attributes hold user objects (read on the class, not called)."""
+
+    sneaky = Sneaky()
+    model = Model()
+    tracing = Tracing()
+    plain = 3
+
+
+class WithHook:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        traced("__init_subclass__")
+
+
 def user_function(x: Any) -> Any:
     traced("user_function")
     return x
@@ -135,6 +169,14 @@ def object_array() -> Any:
     return array
 
 
+def tagged_function() -> Any:
+    def tagged(x: Any) -> Any:
+        return x
+
+    tagged.payload = Model()  # type: ignore[attr-defined]  # a user object stored on a function
+    return tagged
+
+
 def make_namespace() -> dict[str, Any]:
     df = pd.DataFrame({"city": ["Paris", "Lima", "Oslo"], "temp": [18.0, 22.0, 9.0],
                        "n": [1, 2, 3],
@@ -155,5 +197,7 @@ def make_namespace() -> dict[str, Any]:
         "fakenp": fake_numpy(), "spoofed": spoofed_function(), "api_key": "sk-secret",
         "gb": df.groupby("city"), "fig": fig, "ax": ax,
         "nested": {"rows": [[1, 2], [3, 4]], "name": "x"},
+        "glob": glob, "itertools": itertools, "UserABC": UserABC, "Holder": Holder,
+        "WithHook": WithHook, "tagged": tagged_function(),
     }
     return ns
