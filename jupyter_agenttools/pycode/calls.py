@@ -23,7 +23,7 @@ from .nodes import (
     segment,
 )
 from .tables import DESTINATIONS, FUNCTIONS, METHODS, POSITIONAL_LIMITS, Entry, never_reason
-from .values import callable_function, out_position
+from .values import callable_function, is_submodule, out_position
 
 READ_MODES = frozenset({"r", "rb", "rt", "br", "tr"})
 #: a path that starts with a URL scheme (``file:``, ``http:``, ``s3:``): pandas and numpy hand
@@ -62,16 +62,18 @@ class Walker(ExpressionWalker):
             callee = callee_of(target)
             if callee is not None:
                 entry = FUNCTIONS.get(callee)
+        if written is not None and self.module_detour(written):
+            written = None  # os.path.os.system: a rule for os.path.* must not see it
         names = [n for n in (written, callee) if n and "?" not in n]
         if entry is not None:
             before = len(self.reasons)
             result = self.check_entry(node, entry, receiver, callee or "")
             if len(self.reasons) == before or not self.bless(names, before):
                 return result
-            self.arguments(node)  # the rule covers the call, not what its arguments do
+            self.blessed_arguments(node)
             return TRUSTED
         if self.bless(names, len(self.reasons)):
-            self.arguments(node)
+            self.blessed_arguments(node)
             return TRUSTED
         self.arguments(node)
         reason = never_reason(callee or path or "") if (callee or path) else None
@@ -101,6 +103,47 @@ class Walker(ExpressionWalker):
                 self.blessed_used.append(name)
                 return True
         return False
+
+    def module_detour(self, written: str) -> bool:
+        """Does the written name reach a module through an attribute that is not its
+        submodule (``os.path.os``, ``pd.io.common.os``)? Such a name is not the call's name
+        for an allow rule (``RunCode(os.path.*)`` would match ``os.path.os.system``)."""
+        parts = written.split(".")
+        if parts[0] in self.imports:
+            return False  # the code imports (and so is not read-only anyway)
+        kind = self.names.lookup(parts[0]) if not is_dunder(parts[0]) else None
+        for attr in parts[1:-1]:
+            family = (kind.family or "") if kind is not None else ""
+            if not family.startswith("module:"):
+                return False
+            module = family[len("module:"):]
+            kind = self.names.module_attribute(module, attr)
+            child = (kind.family or "") if kind is not None else ""
+            if child.startswith("module:") and not is_submodule(module, attr,
+                                                                 child[len("module:"):]):
+                return True
+        return False
+
+    def blessed_arguments(self, node: ast.Call) -> None:
+        """The rule covers the call, not what its arguments do: they are analysed as any
+        other code, and a function handed to the call (``sorted(key=os.remove)``,
+        ``df.apply(lst.append)``) must be one library code may call (see
+        ``tables.CALLABLE_CHECKS``): the rule names the call, not what it calls back."""
+        values = [a.value if isinstance(a, ast.Starred) else a for a in node.args]
+        values += [kw.value for kw in node.keywords]
+        # extra arguments the call passes on to the function (``df.apply(f, args=(…))``):
+        # then a numpy function's output position may be reached (np.add's third argument)
+        passes_on = any(kw.arg in ("args", None) for kw in node.keywords)
+        for value, kind in zip(values, self.arguments(node)):
+            family = kind.family or ""
+            if kind.deep or not kind.shallow or family == "lambda":
+                continue  # a value, a user object (the call is user code's business), a lambda
+            function = callee_of(kind)
+            if function and not passes_on and callable_function(function, allow_out=True):
+                continue  # np.mean: one argument cannot reach its output position
+            if family.startswith(("function:", "method:", "class:")) or not family:
+                self.fail(value, f"`{segment(self.code, value)}` is handed to a call a rule "
+                                 f"allows, which may call it: the rule does not cover what it does")
 
     def arguments(self, node: ast.Call) -> list[Kind]:
         """Analyse every argument (an expression like any other); their kinds, in order."""

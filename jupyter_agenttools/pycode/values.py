@@ -30,7 +30,8 @@ from .kinds import UNKNOWN, Kind
 from .tables import FUNCTIONS, LIBRARY_MODULES, callable_entry
 
 __all__ = ["describe", "canonical_name", "NamespaceNames", "BuiltinNames", "safe_repr",
-           "SafeRepr", "DEEP_BUDGET", "out_position", "callable_function", "class_attribute"]
+           "SafeRepr", "DEEP_BUDGET", "out_position", "callable_function", "class_attribute",
+           "is_submodule"]
 
 #: how many elements are checked before a container counts as too big to prove deep
 DEEP_BUDGET = 100_000
@@ -69,10 +70,33 @@ for _index in ("Index", "RangeIndex", "MultiIndex", "DatetimeIndex", "Categorica
                "IntervalIndex", "PeriodIndex", "TimedeltaIndex"):
     _LIBRARY_TYPES["pandas." + _index] = "pandas"
 
+def _is(value: Any, kinds: type | tuple[type, ...]) -> bool:
+    """``isinstance`` by the exact type: ``isinstance`` itself falls back to reading
+    ``value.__class__``, which a property or a ``__getattribute__`` of user code answers
+    (running it); ``issubclass`` of ``type(value)`` against built-in types is C code only."""
+    return issubclass(type(value), kinds)
+
+
+def _static_mro(t: type) -> tuple[type, ...]:
+    """A class's MRO read with type's own getter (a metaclass's __getattribute__ never runs)."""
+    return _TYPE_MRO.__get__(t, type)  # type: ignore[no-any-return]
+
+
+def _static_dict(t: type) -> Mapping[str, Any]:
+    return _TYPE_DICT.__get__(t, type)  # type: ignore[no-any-return]
+
+
+def _is_one_of(t: Any, candidates: tuple[Any, ...]) -> bool:
+    """``t in candidates`` by identity (``in`` would call a metaclass's ``__eq__``)."""
+    return any(t is candidate for candidate in candidates)
+
+
 # The type's own __module__/__qualname__ getters (C code of ``type``): a metaclass cannot
 # intercept them, and for built-in types they read the C-level name.
 _TYPE_MODULE = type.__dict__["__module__"]
 _TYPE_QUALNAME = type.__dict__["__qualname__"]
+_TYPE_MRO = type.__dict__["__mro__"]
+_TYPE_DICT = type.__dict__["__dict__"]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -107,6 +131,17 @@ def callable_function(canonical: str, allow_out: bool = False) -> bool:
         allow_out or out_position(canonical) is None)
 
 
+def is_submodule(parent: str, attr: str, child: str) -> bool:
+    """``parent.attr`` is the module ``child`` as a part of the same package (``plt.style``
+    is matplotlib.style) or as its registered submodule (``os.path`` is posixpath, registered
+    as ``sys.modules["os.path"]``), not another package the parent merely imported
+    (``posixpath.os``, ``pandas.io.common.np``)."""
+    if parent.split(".")[0] == child.split(".")[0]:
+        return True
+    module = sys.modules.get(f"{parent}.{attr}")
+    return module is not None and module is sys.modules.get(child)
+
+
 def _module_dict(name: str) -> dict[str, Any] | None:
     module = sys.modules.get(name)
     if type(module) is not types.ModuleType:
@@ -119,7 +154,7 @@ def _type_key(t: type) -> tuple[str, str] | None:
         module, qualname = _TYPE_MODULE.__get__(t, type), _TYPE_QUALNAME.__get__(t, type)
     except (AttributeError, TypeError):
         return None
-    if not isinstance(module, str) or not isinstance(qualname, str):
+    if type(module) is not str or type(qualname) is not str:  # a class may store any object
         return None
     return module, qualname
 
@@ -145,7 +180,7 @@ def _real_library_type(t: type) -> str | None:
         return _LIBRARY_TYPES[name] or "?"
     numpy = _module_dict("numpy")
     generic = numpy.get("generic") if numpy else None
-    if isinstance(generic, type) and issubclass(t, generic) and name.startswith("numpy."):
+    if _is(generic, type) and issubclass(t, generic) and name.startswith("numpy."):
         return "numpy"  # a numpy scalar (float64, int32, bool_, …)
     if name.startswith("matplotlib."):
         return "?"  # other matplotlib objects (Line2D, Text…): library code, unknown methods
@@ -159,28 +194,28 @@ def canonical_name(obj: Any) -> str | None:
     t = type(obj)
     if t is types.ModuleType:
         name = obj.__dict__.get("__name__")
-        if isinstance(name, str) and sys.modules.get(name) is obj:
+        if type(name) is str and sys.modules.get(name) is obj:
             return name
         return None
-    if isinstance(obj, type):
+    if _is(obj, type):
         if not _safe_metaclass(obj):
             return None
         key = _type_key(obj)
         if key is None:
             return None
         module, name = key
-    elif isinstance(obj, _FUNCTION_TYPES) or _is_ufunc(obj):
+    elif _is(obj, _FUNCTION_TYPES) or _is_ufunc(obj):
         # C-level attributes of these types (no user code runs to read them)
         module = getattr(obj, "__module__", None)
         name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-        if module is None and isinstance(obj, types.BuiltinFunctionType):
+        if module is None and _is(obj, types.BuiltinFunctionType):
             owner = getattr(obj, "__self__", None)
             module = canonical_name(owner) if type(owner) is types.ModuleType else None
         if _is_ufunc(obj) and type(obj) is _module_dict("numpy").get("ufunc"):  # type: ignore[union-attr]
             module, name = "numpy", getattr(obj, "__name__", None)
     else:
         return None
-    if not isinstance(module, str) or not isinstance(name, str) or "<" in name:
+    if type(module) is not str or type(name) is not str or "<" in name:
         return None
     parts = module.split(".")
     if "." in name:  # a method: Class.method, found through its class
@@ -190,7 +225,7 @@ def canonical_name(obj: Any) -> str | None:
         for n in range(1, len(parts) + 1):
             d = _module_dict(".".join(parts[:n]))
             owner = d.get(owner_name) if d is not None else None
-            if isinstance(owner, type) and owner.__dict__.get(attr) is obj:
+            if _is(owner, type) and _static_dict(owner).get(attr) is obj:
                 return f"{'.'.join(parts[:n])}.{name}"
         return None
     for n in range(1, len(parts) + 1):
@@ -215,7 +250,7 @@ def pandas_member(family: str, attr: str) -> bool:
         module, _, name = ("pandas." + path).rpartition(".")
         d = _module_dict(module)
         cls = d.get(name) if d is not None else None
-        if not isinstance(cls, type):
+        if not _is(cls, type):
             return True  # pandas is not there as expected: assume the worst
         try:
             inspect.getattr_static(cls, attr)
@@ -253,11 +288,14 @@ def describe(value: Any, budget: int = DEEP_BUDGET) -> Kind:
 
 def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
     t = type(value)
-    family = _SCALARS.get(t)
+    # the tables are keyed by built-in types, whose metaclass is type: looking up any other
+    # class would hash it with its metaclass's __hash__ (user code)
+    plain_type = type(t) is type
+    family = _SCALARS.get(t) if plain_type else None
     if family is not None:
         text = value if t is str and len(value) <= 4096 else None
         return Kind(family, True, True, value=text)
-    family = _CONTAINERS.get(t)
+    family = _CONTAINERS.get(t) if plain_type else None
     if family is not None:
         return _container(value, family, budget, depth, seen)
     if t is types.ModuleType:
@@ -269,14 +307,15 @@ def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
         # a module-level __getattr__ runs code on attribute reads
         plain = "__getattr__" not in value.__dict__
         return Kind(f"module:{name}", library or plain, library)
-    if isinstance(value, type) or isinstance(value, _FUNCTION_TYPES) or _is_ufunc(value):
-        prefix = "class:" if isinstance(value, type) else "function:"
-        if isinstance(value, type) and not _safe_metaclass(value):
+    is_class = _is(value, type)
+    if is_class or _is(value, _FUNCTION_TYPES) or _is_ufunc(value):
+        prefix = "class:" if is_class else "function:"
+        if is_class and not _safe_metaclass(value):
             return UNKNOWN  # its metaclass's code runs for repr, calls, attribute reads
         # a class whose metaclass defines how isinstance/issubclass decide (abc: its
         # __subclasshook__ and those of every subclass, user code included) is not a plain
         # operand: isinstance(x, SomeABC) may run user code
-        plain = not isinstance(value, type) or (
+        plain = not is_class or (
             type(value).__instancecheck__ is type.__instancecheck__  # type: ignore[comparison-overlap]
             and type(value).__subclasscheck__ is type.__subclasscheck__)  # type: ignore[comparison-overlap]
         name = canonical_name(value)
@@ -421,21 +460,25 @@ def class_attribute(owner: str, attr: str) -> Kind | str:
     module, _, name = owner.rpartition(".")
     d = _module_dict(module) if module else None
     cls = d.get(name) if d is not None else None
-    if not isinstance(cls, type) or not _safe_metaclass(cls):
+    if not _is(cls, type) or not _safe_metaclass(cls):
         return f"cannot tell what reading `.{attr}` of this class runs"
     try:
         value = inspect.getattr_static(cls, attr)
     except AttributeError:
         return UNKNOWN  # an AttributeError (the metaclass is a library one)
-    if type(value) in _PLAIN_DESCRIPTORS:
-        if type(value) in (staticmethod, classmethod):
+    kind = type(value)
+    if _is_one_of(kind, _PLAIN_DESCRIPTORS):
+        if kind is staticmethod or kind is classmethod:
             inner = value.__func__
-            if not isinstance(inner, (types.FunctionType, types.BuiltinFunctionType)):
+            if not _is(inner, (types.FunctionType, types.BuiltinFunctionType)):
                 return f"`.{attr}` wraps an object whose code runs when it is read"
-        if type(value) is property:
+        if kind is property:
             return Kind(None, True, False)  # the property object itself
         return Kind(f"function:{owner}.{attr}", True, False)
-    if hasattr(type(value), "__get__") and _real_library_type(type(value)) is None:
+    if type(kind) is not type and not _safe_metaclass(kind):
+        return f"`.{attr}` holds an object whose class has a metaclass of unknown code"
+    if any("__get__" in _static_dict(k) for k in _static_mro(kind)) and \
+            _real_library_type(kind) is None:
         return f"reading `.{attr}` runs the __get__ of a descriptor of unknown type"
     return describe(value)
 
@@ -444,7 +487,7 @@ def _builtin_kind(name: str) -> Kind | None:
     value = _builtins_module.__dict__.get(name, _MISSING)
     if value is _MISSING:
         return None
-    if callable(value) and not isinstance(value, type(_builtin_kind)):
+    if callable(value) and not _is(value, type(_builtin_kind)):
         if _ORIGINAL_BUILTINS.get(name) is not value:
             return UNKNOWN  # builtins was patched after this module was imported
         known = callable_function(f"builtins.{name}")
@@ -531,7 +574,7 @@ def safe_repr(value: Any, limit: int = 4000) -> tuple[str | None, str]:
     if not kind.repr_safe:
         t = type(value)
         module, qualname = _type_key(t) or ("?", "?")
-        if _real_library_type(t) is not None or t in _CONTAINERS:
+        if _real_library_type(t) is not None or _is_one_of(t, tuple(_CONTAINERS)):
             return None, (f"not shown: a {module}.{qualname} holding values whose type is not "
                           f"a known library type (their repr could run any code), or too many "
                           f"to check")
@@ -556,7 +599,7 @@ def safe_repr(value: Any, limit: int = 4000) -> tuple[str | None, str]:
 
 
 def _repr_owner(t: type) -> type | None:
-    for klass in t.__mro__:
-        if "__repr__" in klass.__dict__:
+    for klass in _static_mro(t):
+        if "__repr__" in _static_dict(klass):
             return klass
     return None

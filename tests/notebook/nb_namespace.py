@@ -142,6 +142,58 @@ class WithHook:
         traced("__init_subclass__")
 
 
+class ClassLies:
+    """``isinstance(x, T)`` reads ``x.__class__`` when ``type(x)`` is not ``T``: a property."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> Any:  # noqa: PLE0101
+        traced("__class__ property")
+        return int
+
+
+class LoudAccess:
+    """Every attribute read, ``__class__`` and ``__dict__`` included, is user code."""
+
+    def __getattribute__(self, name: str) -> Any:
+        traced(f"__getattribute__ {name}")
+        return object.__getattribute__(self, name)
+
+
+class LoudCallable(LoudAccess):
+    def __call__(self) -> None:
+        traced("__call__")
+
+
+class HashMeta(type):
+    """A metaclass whose classes hash and compare with user code (dict lookups of the class,
+    ``in`` tests) and answer attribute reads (``cls.__mro__``) with user code."""
+
+    def __hash__(cls) -> int:
+        traced("HashMeta.__hash__")
+        return 1
+
+    def __eq__(cls, other: object) -> bool:
+        traced("HashMeta.__eq__")
+        return False
+
+    def __getattribute__(cls, name: str) -> Any:
+        traced(f"HashMeta.__getattribute__ {name}")
+        return type.__getattribute__(cls, name)
+
+
+class Hashy(metaclass=HashMeta):
+    pass
+
+
+class Box:
+    """A plain user object whose stored attributes are the objects above."""
+
+    def __init__(self) -> None:
+        self.liar = ClassLies()
+        self.loud = LoudAccess()
+        self.hashy = Hashy()
+
+
 def user_function(x: Any) -> Any:
     traced("user_function")
     return x
@@ -199,5 +251,7 @@ def make_namespace() -> dict[str, Any]:
         "nested": {"rows": [[1, 2], [3, 4]], "name": "x"},
         "glob": glob, "itertools": itertools, "UserABC": UserABC, "Holder": Holder,
         "WithHook": WithHook, "tagged": tagged_function(),
+        "liar": ClassLies(), "loud": LoudAccess(), "loud_callable": LoudCallable(),
+        "hashy": Hashy(), "Hashy": Hashy, "box": Box(), "liars": [1, ClassLies()],
     }
     return ns

@@ -158,6 +158,11 @@ ESCAPE = [
     # isinstance/issubclass with an abc class of user code; type() building a class
     "isinstance(df, UserABC)", "issubclass(int, UserABC)", "isinstance(n, (int, UserABC))",
     "type('X', (WithHook,), {})",
+    # objects that lie about their class, answer every attribute read with user code, or
+    # hash with their metaclass's code: asked, and deciding runs none of it
+    "liar", "loud", "loud_callable", "hashy", "Hashy", "box", "liars", "len(liar)",
+    "print(loud)", "[hashy]", "isinstance(liar, int)", "box.liar", "Hashy.x", "sorted(liars)",
+    "f'{liar}'", "liar == 1", "{hashy: 1}", "getattr(loud, 'x')", "list(map(loud_callable, lst))",
 ]
 
 CASES = ([(c, "read") for c in READ] + [(c, "outside") for c in OUTSIDE]

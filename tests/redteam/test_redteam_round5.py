@@ -23,6 +23,7 @@ def workdir(tmp_path_factory):
     for name in ("a", "f", "x.txt", "README.md"):
         (d / name).write_text("x\n")
     (d / "build").mkdir()
+    os.symlink("/etc", d / "etclink")
     return str(d)
 
 
@@ -63,7 +64,7 @@ RULES = {"allow": ["Bash(git status)", "Bash(npm test)", "Bash(touch:*)", "Bash(
                    "Bash(cp:*)", "Bash(tee:*)", "Bash(rm:*)", "Bash(cat:*)"]}
 RUN_TIME_WRITES = [
     'git status > "$TMPDIR/x"', "git status > $X", "git status 2>$X", "git status > ${X}",
-    "git status > ~+/x", "git status > ~-/x", "git status > ~1/x", "git status >& $X",
+    "git status > ~-/x", "git status > ~1/x", "git status >& $X",
     "npm test > ${LOG:-/etc/motd}", "npm test > $(mktemp)", "git status | tee $OUT",
     "touch {x,/etc/y}", "touch {a,$X}", "mkdir -p {a,b}/c", "cp a $DEST", 'cp a "$HOME/$X"',
     "for f in /etc/*; do rm \"$f\"; done", "while read l; do rm \"$l\"; done < f",
@@ -73,6 +74,7 @@ RUN_TIME_TWINS = [
     "git status > x.txt", "git status 2>&1", "git status > /dev/null", "npm test > build/log",
     "git status | tee out.txt", "touch file{1..3}.txt", "mkdir -p build/{a,b}",
     "cp f{,.bak}", "touch x{a,b}", "git status | tee >(cat)",
+    "git status > ~+/x",  # `~+` is $PWD: the directory the command is in
 ]
 
 
@@ -125,3 +127,73 @@ def test_a_write_through_proc_self_names_the_path_as_written(workdir):
     d = decide("ls >/proc/self/fd/1x", workdir)
     assert d.behavior != ALLOW
     assert "/proc/self/fd/1x" in d.reason and f"/proc/{os.getpid()}" not in d.reason
+
+
+# --- `$PWD` and `~+` name the directory the command is in (after its `cd`s) -----------------
+# (bypass allowed `cd / && rm -rf $PWD`: the protected tier did not see through `$PWD`)
+
+PWD_PROTECTED = [
+    "cd / && rm -rf $PWD", 'cd /; rm -rf "$PWD"', "cd /; rm -rf ${PWD}", "cd / && rm -rf ~+",
+    "cd /etc && rm -rf ~+", "cd /etc; rm -rf $PWD/passwd", "cd ~; rm -rf $PWD",
+    "cd; rm -rf ~+", "cd /; chmod -R 777 $PWD",
+]
+PWD_RUN_TIME = [
+    # PWD named otherwise than by expanding it: `$PWD` is then decided at run time
+    "PWD=/etc; touch $PWD/x", "read PWD; touch $PWD/x", "unset PWD; touch $PWD/x",
+    "touch ${PWD:-/etc}/x", "touch $PWD$X", "cd /tmp; touch ~+/x",
+]
+
+
+@pytest.mark.parametrize("command", PWD_PROTECTED)
+def test_bypass_denies_destroying_a_protected_directory_named_by_pwd(command, workdir):
+    d = decide(command, workdir, mode="bypass")
+    assert d.behavior == DENY, f"{command!r}: {d.reason}"
+
+
+@pytest.mark.parametrize("command", PWD_RUN_TIME)
+def test_accept_edits_never_allows_pwd_it_cannot_follow(command, workdir):
+    d = decide(command, workdir, mode="accept_edits")
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+
+
+@pytest.mark.parametrize("command", ["rm -rf $PWD/build", "cd build && rm -rf ~+/x",
+                                     "rm -rf ~+/build"])
+def test_bypass_allows_removing_inside_the_working_directory_by_pwd(command, workdir):
+    assert decide(command, workdir, mode="bypass").behavior == ALLOW
+
+
+@pytest.mark.parametrize("command", ["touch ~+/x", "mkdir -p ~+/build/y", "ls ~+"])
+def test_accept_edits_follows_the_working_directory_spelled_by_tilde_plus(command, workdir):
+    assert decide(command, workdir, mode="accept_edits").behavior == ALLOW
+
+
+# --- where `cd`, `pushd` and `rmdir -p` really go -------------------------------------------
+# (accept_edits allowed `cd -P etclink/.. && touch x`, which writes /x: -P resolves the link
+# before `..`; `cd -Pe` was not read as an option at all; `CDPATH=/etc cd x`, `HOME=/etc cd`
+# and `pushd +1` go elsewhere; `rmdir -p /abs/proj/build` also removes the project's parents)
+
+CD_ATTACKS = [
+    "cd -P etclink/.. && touch x", "cd -Pe etclink/.. && touch x", "cd -eP etclink/.. && touch x",
+    "cd -LP etclink/.. && touch x", "cd -P -- etclink/.. && touch x", "cd -x build && touch x",
+    "CDPATH=/etc cd x && touch y", "HOME=/etc cd && touch x", "pushd +1 && touch x",
+    "pushd -1 && touch x", "pushd -0 && touch x", "pushd && touch x",
+    "rmdir -p {cwd}/build", "rmdir --parents {cwd}/build", "rmdir -vp {cwd}/build",
+    "rmdir --par {cwd}/build", "rmdir -p ~+/build", "cd build && rmdir -p ~+",
+]
+CD_TWINS = [
+    "cd -P build && touch x", "cd -L etclink/.. && touch x", "cd etclink/.. && touch x",
+    "pushd build && touch x", "pushd -- build && touch x", "LANG=C cd build && touch x",
+    "rmdir -p build/a/b", "rmdir {cwd}/build", "rmdir --parents build/a",
+]
+
+
+@pytest.mark.parametrize("command", CD_ATTACKS)
+def test_accept_edits_follows_cd_pushd_and_rmdir_parents(command, workdir):
+    d = decide(command.format(cwd=workdir), workdir, mode="accept_edits")
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+
+
+@pytest.mark.parametrize("command", CD_TWINS)
+def test_accept_edits_allows_cd_and_rmdir_inside(command, workdir):
+    d = decide(command.format(cwd=workdir), workdir, mode="accept_edits")
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"

@@ -72,8 +72,21 @@ def printenv(argv: list[Word]) -> Effects:
 
 
 def cd(argv: list[Word]) -> Effects:
-    rest = [word for word in argv[1:] if word.value not in ("-L", "-P", "-e", "-@", "--")]
     effects = _yes("changes the working directory of this shell only")
+    physical = False
+    rest = argv[1:]
+    while rest:  # options, bundled or not (`cd -Pe x`), as bash's getopt reads them
+        value = rest[0].value or ""
+        if value == "--":
+            rest = rest[1:]
+            break
+        if len(value) < 2 or value[0] != "-" or rest[0].kind != LITERAL:
+            break
+        if any(letter not in "LPe@" for letter in value[1:]):
+            effects.cwd = Word(rest[0].text, None)
+            return effects.no(f"cd {value}: not a known option")
+        physical = physical or "P" in value
+        rest = rest[1:]
     if len(rest) > 1:
         return effects.no("cd takes one directory")
     if not rest:
@@ -88,7 +101,26 @@ def cd(argv: list[Word]) -> Effects:
         effects.no("cd - goes to a directory decided at run time")
     elif target.kind != LITERAL:
         effects.no("cd to a glob: where later relative names resolve is decided at run time")
+    elif physical and ".." in (target.value or "").split("/"):
+        # `cd -P link/..` resolves the link before `..` (the link's parent, not ours); the
+        # directories are resolved lexically, as a plain `cd` does
+        effects.cwd = Word(target.text, None)
+        effects.no("cd -P with .. goes where the symlinks lead, decided at run time")
     return effects
+
+
+def pushd(argv: list[Word]) -> Effects:
+    """pushd DIR is cd DIR; without a directory, or with +N/-N, it goes to an entry of the
+    directory stack (decided at run time); -n changes no directory."""
+    words = [word for word in argv[1:] if word.value != "--"]
+    if any(word.value == "-n" for word in words):
+        return _no("pushd -n changes the directory stack")
+    value = words[0].value if len(words) == 1 else None
+    if not words or (value is not None and value[:1] in "+-" and value[1:].isdigit()):
+        effects = _no("pushd goes to a directory of the stack, decided at run time")
+        effects.cwd = Word("pushd", None)
+        return effects
+    return cd(argv)
 
 
 def popd(argv: list[Word]) -> Effects:
@@ -135,16 +167,60 @@ def subcommands(forms: set[tuple[str, ...]], reason: str,
     return check
 
 
+# procps ps (`ps --help all`). Options are allow-listed because ps re-reads a command line it
+# cannot parse the SysV way BSD-style (`ps -axe` is `ps axe`, `ps -uxe` too when there is no
+# user "xe"), and the BSD flag `e` prints every process's environment, where API keys live.
+_PS_SYSV_FLAGS = frozenset("AaedNfFjlMwyZcHLmPTV")
+_PS_SYSV_VALUES = frozenset("CGgOopqstUuk")
+_PS_BSD_FLAGS = frozenset("axTrjlsuvXfwchnSmHLVZ")  # not `e`: the environment
+_PS_BSD_VALUES = frozenset("OopqtUk")
+_PS_LONG_FLAGS = frozenset({"--forest", "--headers", "--no-headers", "--cumulative", "--help",
+                            "--version", "--deselect", "--context", "--info"})
+_PS_LONG_VALUES = frozenset({"--pid", "--ppid", "--quick-pid", "--sid", "--tty", "--user",
+                             "--User", "--group", "--Group", "--sort", "--format", "--cols",
+                             "--columns", "--width", "--rows", "--lines"})
+
+
 def ps(argv: list[Word]) -> Effects:
-    for word in argv[1:]:
-        value = word.value
+    words = argv[1:]
+    i = 0
+    while i < len(words):
+        value = words[i].value
+        i += 1
         if value is None:
             return _no("an argument decided at run time")
-        # BSD-style `ps e` / `ps auxe` print every process's environment (API keys)
-        if not value.startswith("-") and "e" in value and value.isalpha():
-            return _no("ps e shows the environment of every process, where API keys live")
-        if value.startswith(("-o", "--format", "-O", "o")) and "environ" in value:
-            return _no("ps shows process environments")
+        if value.startswith("--"):
+            name = value.split("=", 1)[0]
+            if name in _PS_LONG_VALUES:
+                i += "=" not in value  # the value is the next word
+            elif name not in _PS_LONG_FLAGS:
+                return _no(f"ps {name} is not a known listing option")
+            continue
+        if value.replace(",", "").isdigit():
+            continue  # process ids
+        dash = value.startswith("-")
+        flags = _PS_SYSV_FLAGS if dash else _PS_BSD_FLAGS
+        takes = _PS_SYSV_VALUES if dash else _PS_BSD_VALUES
+        letters = value[1:] if dash else value
+        if not letters:
+            return _no("ps: an empty option")
+        for position, letter in enumerate(letters):
+            if letter in takes:
+                attached = letters[position + 1:]
+                if not attached:
+                    i += 1  # the value is the next word
+                elif "e" in attached:
+                    # `-uxe`: a value ps may fail to look up, then re-read as BSD flags
+                    return _no("ps: an attached value ps may re-read as flags (e shows "
+                               "every process's environment)")
+                break
+            if letter not in flags:
+                if letter == "e" and not dash:
+                    return _no("ps e shows the environment of every process, where API "
+                               "keys live")
+                return _no(f"ps {value}: {letter!r} is not a known listing option (ps "
+                           "may then re-read the options BSD-style, where e shows "
+                           "environments)")
     return _yes("lists processes")
 
 
@@ -466,7 +542,7 @@ def system_change(argv: list[Word]) -> str:
 
 
 SYSTEM: dict[str, Callable[[list[Word]], Effects]] = {
-    "echo": echo, "printf": printf, "printenv": printenv, "cd": cd, "pushd": cd,
+    "echo": echo, "printf": printf, "printenv": printenv, "cd": cd, "pushd": pushd,
     "popd": popd, "command": command_query, "ps": ps, "nvidia-smi": nvidia_smi,
     "pip": pip, "pip3": pip, "gh": gh,
     "docker": docker, "jq": jq, "lsof": lsof, "test": test, "[": test,
