@@ -72,8 +72,21 @@ def printenv(argv: list[Word]) -> Effects:
 
 
 def cd(argv: list[Word]) -> Effects:
-    rest = [word for word in argv[1:] if word.value not in ("-L", "-P", "-e", "-@", "--")]
     effects = _yes("changes the working directory of this shell only")
+    physical = False
+    rest = argv[1:]
+    while rest:  # options, bundled or not (`cd -Pe x`), as bash's getopt reads them
+        value = rest[0].value or ""
+        if value == "--":
+            rest = rest[1:]
+            break
+        if len(value) < 2 or value[0] != "-" or rest[0].kind != LITERAL:
+            break
+        if any(letter not in "LPe@" for letter in value[1:]):
+            effects.cwd = Word(rest[0].text, None)
+            return effects.no(f"cd {value}: not a known option")
+        physical = physical or "P" in value
+        rest = rest[1:]
     if len(rest) > 1:
         return effects.no("cd takes one directory")
     if not rest:
@@ -88,7 +101,26 @@ def cd(argv: list[Word]) -> Effects:
         effects.no("cd - goes to a directory decided at run time")
     elif target.kind != LITERAL:
         effects.no("cd to a glob: where later relative names resolve is decided at run time")
+    elif physical and ".." in (target.value or "").split("/"):
+        # `cd -P link/..` resolves the link before `..` (the link's parent, not ours); the
+        # directories are resolved lexically, as a plain `cd` does
+        effects.cwd = Word(target.text, None)
+        effects.no("cd -P with .. goes where the symlinks lead, decided at run time")
     return effects
+
+
+def pushd(argv: list[Word]) -> Effects:
+    """pushd DIR is cd DIR; without a directory, or with +N/-N, it goes to an entry of the
+    directory stack (decided at run time); -n changes no directory."""
+    words = [word for word in argv[1:] if word.value != "--"]
+    if any(word.value == "-n" for word in words):
+        return _no("pushd -n changes the directory stack")
+    value = words[0].value if len(words) == 1 else None
+    if not words or (value is not None and value[:1] in "+-" and value[1:].isdigit()):
+        effects = _no("pushd goes to a directory of the stack, decided at run time")
+        effects.cwd = Word("pushd", None)
+        return effects
+    return cd(argv)
 
 
 def popd(argv: list[Word]) -> Effects:
@@ -510,7 +542,7 @@ def system_change(argv: list[Word]) -> str:
 
 
 SYSTEM: dict[str, Callable[[list[Word]], Effects]] = {
-    "echo": echo, "printf": printf, "printenv": printenv, "cd": cd, "pushd": cd,
+    "echo": echo, "printf": printf, "printenv": printenv, "cd": cd, "pushd": pushd,
     "popd": popd, "command": command_query, "ps": ps, "nvidia-smi": nvidia_smi,
     "pip": pip, "pip3": pip, "gh": gh,
     "docker": docker, "jq": jq, "lsof": lsof, "test": test, "[": test,
