@@ -55,6 +55,7 @@ READ = [
     "glob.glob('*.csv', root_dir=None)", "pd.read_csv('data/train.csv', dtype={'city': str})",
     "isinstance(df, pd.DataFrame)", "isinstance(n, (int, float))",
     "datetime.datetime.max", "Holder.plain", "pd.DataFrame.head",
+    "s.name", "df.attrs", "df.index.name", "s.head().name",
 ]
 
 OUTSIDE = [
@@ -163,6 +164,9 @@ ESCAPE = [
     "liar", "loud", "loud_callable", "hashy", "Hashy", "box", "liars", "len(liar)",
     "print(loud)", "[hashy]", "isinstance(liar, int)", "box.liar", "Hashy.x", "sorted(liars)",
     "f'{liar}'", "liar == 1", "{hashy: 1}", "getattr(loud, 'x')", "list(map(loud_callable, lst))",
+    # pandas objects whose name, index name, attrs or stored attribute is a user object
+    "named", "print(named)", "named.head()", "named.name", "indexed", "indexed.head()",
+    "with_attrs.attrs", "with_attrs", "stored.extra", "len(stored.extra)", "stored",
 ]
 
 CASES = ([(c, "read") for c in READ] + [(c, "outside") for c in OUTSIDE]
