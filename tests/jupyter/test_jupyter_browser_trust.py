@@ -109,7 +109,8 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         expect(panel.locator("#agenttools-mode-project")).to_have_value("accept_edits")
         expect(panel.locator(".agenttools-mode-row[data-layer='project'] .agenttools-held-back")
                ).to_contain_text("not in force")
-        expect(page.locator("#agenttools-status-mode")).to_contain_text("Agent: default")
+        expect(page.locator("#agenttools-status-mode")).to_contain_text(
+            "Agent: default · not trusted")
         screenshot(page, "trust-1-untrusted")
 
         # 2. what the shipped rule would approve still asks
@@ -145,7 +146,7 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         expect(kernel.locator(".agenttools-kernel-untrusted")).to_have_count(0, timeout=15_000)
         expect(kernel.locator(".agenttools-mode-badge")).to_have_text("accept_edits",
                                                                       timeout=15_000)
-        expect(page.locator("#agenttools-status-mode")).to_contain_text(
+        expect(page.locator("#agenttools-status-mode")).to_have_text(
             "Agent: accept_edits", timeout=15_000)
         recorded = json.loads(user_settings.read_text())["trusted_projects"][str(repo)]
         assert len(recorded["sha256"]) == 64 and recorded["trusted_at"]
