@@ -22,7 +22,7 @@ from .nodes import (
     keyword,
     segment,
 )
-from .tables import DESTINATIONS, FUNCTIONS, METHODS, POSITIONAL_LIMITS, Entry, never_reason
+from .tables import FUNCTIONS, GUARDED_KEYWORDS, METHODS, POSITIONAL_LIMITS, Entry, never_reason
 from .values import callable_function, is_submodule, out_position
 
 READ_MODES = frozenset({"r", "rb", "rt", "br", "tr"})
@@ -178,10 +178,11 @@ class Walker(ExpressionWalker):
                      callee: str) -> None:
         """Arguments that say where a result is written (``out=``, ``buf=``, ``inplace=``;
         numpy's positional ``out``, ``to_string``'s positional ``buf``): refused, whatever
-        the entry (``tables.DESTINATIONS``, ``POSITIONAL_LIMITS``)."""
+        the entry (``tables.GUARDED_KEYWORDS``, ``POSITIONAL_LIMITS``)."""
         for kw in node.keywords:
-            if kw.arg in DESTINATIONS and not (entry.check == "inplace" and kw.arg == "inplace"):
-                harmless, why = DESTINATIONS[kw.arg]
+            if kw.arg in GUARDED_KEYWORDS and not (entry.check == "inplace"
+                                                   and kw.arg == "inplace"):
+                harmless, why = GUARDED_KEYWORDS[kw.arg]
                 if not (isinstance(kw.value, ast.Constant)
                         and any(kw.value.value is v or (isinstance(v, str) and kw.value.value == v)
                                 for v in harmless)):

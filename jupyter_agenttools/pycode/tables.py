@@ -33,10 +33,11 @@ checked (the checks are implemented in ``calls.py``):
                positions (``"{0.__class__}"`` would read attributes, dunders included)
 =============  ==================================================================================
 
-Every entry, whatever its check, refuses the keywords of ``DESTINATIONS`` (``out=``, ``buf=``,
-``inplace=``, ``mmap_mode=``: they name where a result is written) unless their value is a
-harmless literal, and the positional arguments past ``POSITIONAL_LIMITS`` (``arr.sum(0, None,
-out)``, ``df.to_string("x.txt")``, ``np.add(a, b, out)``: numpy functions are looked up by their
+Every entry, whatever its check, refuses the keywords of ``GUARDED_KEYWORDS`` (``out=``,
+``buf=``, ``inplace=``, ``mmap_mode=``: they name where a result is written; ``backend=``: a
+module pandas imports) unless their value is a harmless literal, and the positional arguments
+past ``POSITIONAL_LIMITS`` (``arr.sum(0, None, out)``, ``df.to_string("x.txt")``,
+``np.add(a, b, out)``: numpy functions are looked up by their
 signature, see ``values.out_position``).
 
 A function handed to code that calls it (``map``, ``sorted``'s ``key``, ``groupby``, a reader's
@@ -53,7 +54,7 @@ from typing import Iterable
 
 __all__ = ["Entry", "FUNCTIONS", "METHODS", "ATTRIBUTES", "NEVER", "NEVER_MODULES",
            "LIBRARY_MODULES", "SECRET_WORDS", "WRITERS", "never_reason", "CALLABLE_CHECKS",
-           "DESTINATIONS", "POSITIONAL_LIMITS", "callable_entry"]
+           "GUARDED_KEYWORDS", "POSITIONAL_LIMITS", "callable_entry"]
 
 
 @dataclass(frozen=True)
@@ -426,13 +427,16 @@ def callable_entry(entry: Entry | None) -> bool:
     return entry is not None and entry.check in CALLABLE_CHECKS and entry.effect is None
 
 
-#: keyword -> (the literal values that leave everything as it was, why another value writes)
-DESTINATIONS: dict[str, tuple[tuple[object, ...], str]] = {
+#: keyword -> (the literal values that leave everything as it was, why another value is not
+#: read-only): where a result is written, or what else is loaded and run
+GUARDED_KEYWORDS: dict[str, tuple[tuple[object, ...], str]] = {
     "out": ((None,), "out= writes the result into an existing array (changes it in place)"),
     "buf": ((None,), "buf= writes the text into a file or buffer"),
     "inplace": ((False,), "inplace= changes the data in place"),
     "mmap_mode": ((None, "r", "c"), "mmap_mode= other than 'r'/'c' maps the file writable "
                   "('w+' truncates it)"),
+    # pandas imports any module named as a plotting backend: df.plot(backend="this") runs it
+    "backend": ((None, "matplotlib"), "backend= imports a module by name (runs its code)"),
 }
 
 #: receiver family -> method -> how many positional arguments it takes before the one that
@@ -496,6 +500,10 @@ NEVER: dict[str, str] = {
     "os.getenv": "reads environment variables, which hold credentials",
     "posix.getenv": "reads environment variables, which hold credentials",
     "os.environ": "reads environment variables, which hold credentials",
+    # the same variables as bytes, reachable as an attribute of modules that import posix
+    # (shutil.posix.environ)
+    "posix.environ": "reads environment variables, which hold credentials",
+    "nt.environ": "reads environment variables, which hold credentials",
 }
 
 #: modules whose every function is refused, and why (the reason shown for any of their calls)
