@@ -468,6 +468,15 @@ class Walker(ExpressionWalker):
         self.effects.append(Effect(entry.effect or "read", target))
         return None
 
+    def check_finite(self, node: ast.Call, entry: Entry, receiver: Kind | None,
+                     callee: str) -> Kind | None:
+        self._plain_args(node, f"`{callee}` works on its arguments")
+        if len(node.args) + len(node.keywords) < 2 or any(
+                isinstance(a, ast.Starred) for a in node.args):
+            self.fail(node, f"`{callee}` without a count never ends: consuming it loops in C, "
+                            f"where no interrupt reaches")
+        return None
+
     def check_format(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                      callee: str) -> Kind | None:
         """``template.format(...)``: a field may read attributes and items of the arguments

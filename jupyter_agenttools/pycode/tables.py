@@ -29,6 +29,7 @@ checked (the checks are implemented in ``calls.py``):
 ``no_buf``     ``deep``, and no ``buf=`` (``df.info(buf=f)`` writes into ``f``)
 ``stat_path``  the receiver is a ``Path`` whose value is known: a read of that path
 ``call_self``  ``deep``; calling the receiver itself (``df.plot(...)``)
+``finite``     ``deep``, with a count (``itertools.repeat(x, 3)``; without one it never ends)
 ``format``     ``deep``, and the template is a known string whose fields are plain names or
                positions (``"{0.__class__}"`` would read attributes, dunders included)
 =============  ==================================================================================
@@ -167,11 +168,16 @@ FUNCTIONS["glob.glob"] = Entry("list", "lists files matching a pattern: a read o
                                "read_path", "search")
 _functions("pure functions of the text it is given", ["dedent", "indent", "shorten", "wrap",
                                                        "fill"], None, prefix="textwrap.")
+# not count, cycle, and repeat without a count: endless iterators, and list()/sum()/max() of
+# one loops in C, where the interrupt RunCode's timeout sends never arrives (the kernel hangs)
 _functions("pure functions building iterators over values it is given", [
     "accumulate", "chain", "combinations", "combinations_with_replacement", "compress",
-    "count", "cycle", "dropwhile", "groupby", "islice", "pairwise", "permutations", "product",
-    "repeat", "starmap", "takewhile", "zip_longest",
+    "dropwhile", "groupby", "islice", "pairwise", "permutations", "product", "starmap",
+    "takewhile", "zip_longest",
 ], None, prefix="itertools.")
+FUNCTIONS["itertools.repeat"] = Entry(
+    None, "repeats a value a given number of times (never without one: an endless iterator)",
+    "finite")
 _functions("builds a container from the values it is given",
            ["Counter", "OrderedDict", "deque", "defaultdict", "namedtuple"], None,
            prefix="collections.")

@@ -56,7 +56,8 @@ READ = [
     "isinstance(df, pd.DataFrame)", "isinstance(n, (int, float))",
     "datetime.datetime.max", "Holder.plain", "pd.DataFrame.head",
     "s.name", "df.attrs", "df.index.name", "s.head().name", "df.plot(backend='matplotlib')",
-    "s.plot.bar(backend=None)", "shutil.posix.F_OK",
+    "s.plot.bar(backend=None)", "shutil.posix.F_OK", "list(itertools.repeat(1, 3))",
+    "sum(itertools.repeat(n, times=2))", "list(itertools.islice(lst, 2))",
 ]
 
 OUTSIDE = [
@@ -171,6 +172,9 @@ ESCAPE = [
     # a plotting backend is a module pandas imports by name; the environment through posix
     "df.plot(backend='this')", "s.plot.bar(backend='antigravity')", "df.hist(backend='x')",
     "shutil.posix.environ", "len(shutil.posix.environ)",
+    # endless iterators: consuming one loops in C, where RunCode's interrupt never arrives
+    "list(itertools.count())", "max(itertools.cycle(lst))", "sum(itertools.repeat(1))",
+    "sorted(itertools.repeat(n))",
 ]
 
 CASES = ([(c, "read") for c in READ] + [(c, "outside") for c in OUTSIDE]
