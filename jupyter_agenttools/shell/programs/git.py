@@ -29,8 +29,12 @@ CONFIG = "config"
 
 _GLOBAL_OK = frozenset({"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs",
                         "--no-replace-objects", "--glob-pathspecs", "--noglob-pathspecs",
-                        "--icase-pathspecs", "--bare", "--no-lazy-fetch", "--no-advice"})
+                        "--icase-pathspecs", "--no-lazy-fetch", "--no-advice"})
 _GLOBAL_VETO = {
+    # the directory becomes the repository: its `config` is an ordinary file of the project
+    # (core.fsmonitor, diff.external run programs)
+    "--bare": "reads the directory it runs in as a repository (its config file can run "
+              "programs)",
     "-c": "sets configuration (can run any command through core.pager, aliases…)",
     "--config-env": "sets configuration from the environment",
     "-p": "runs a pager", "--paginate": "runs a pager",
