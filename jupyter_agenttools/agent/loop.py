@@ -541,6 +541,7 @@ async def _gather(coros: list[Any]) -> None:
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
     for t in tasks:
-        if not t.cancelled() and t.exception() is not None:
-            raise t.exception()  # type: ignore[misc]
+        error = None if t.cancelled() else t.exception()
+        if error is not None:
+            raise error
 

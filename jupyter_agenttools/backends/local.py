@@ -190,10 +190,10 @@ class LocalBackend(BackendBase):
         try:
             with os.fdopen(fd, "wb") as f:
                 if hasattr(chunks, "__aiter__"):
-                    async for c in chunks:  # type: ignore[union-attr]
+                    async for c in chunks:
                         await asyncio.to_thread(f.write, c)
                 else:
-                    for c in chunks:  # type: ignore[union-attr]
+                    for c in chunks:
                         f.write(c)
             _finish_atomic(tmp, target)
         except BaseException:

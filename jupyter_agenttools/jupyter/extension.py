@@ -13,11 +13,15 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import UsageError as CoreUsageError
 from .config import AgentTools
 from .usage import usage_rows
+
+if TYPE_CHECKING:
+    from ..permission.engine import PermissionEngine
+    from .magics import AgentMagics
 
 __all__ = [
     "AgentSession",
@@ -78,6 +82,12 @@ def current_session(shell: Any = None) -> "AgentSession":
 
 class AgentSession:
     """Everything one kernel's agent needs: toolkit, backend, engine, settings, audit, runs."""
+
+    engine: PermissionEngine
+    #: the registered ``%agent`` magics and the SIGINT handler's undo, set by
+    #: load_ipython_extension
+    magics: AgentMagics | None = None
+    restore_interrupt: Callable[[], None] | None = None
 
     def __init__(self, shell: Any, config: AgentTools):
         from ..permission.audit import AuditLog
@@ -577,16 +587,14 @@ def unload_ipython_extension(ipython: Any) -> None:
     session = _SESSIONS.pop(id(ipython), None)
     if session is None:
         return
-    restore = getattr(session, "restore_interrupt", None)
-    if restore is not None:
-        restore()
+    if session.restore_interrupt is not None:
+        session.restore_interrupt()
     session.close()
     mm = ipython.magics_manager
     for kind in ("line", "cell"):
         mm.magics[kind].pop("agent", None)
     mm.registry.pop("AgentMagics", None)
-    magics = getattr(session, "magics", None)
-    for obj in (magics, session.config):
+    for obj in (session.magics, session.config):
         while obj in ipython.configurables:
             ipython.configurables.remove(obj)
     if getattr(ipython.user_ns.get("agent_tool"), "_agenttools", False):

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, Literal, overload
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
@@ -178,6 +178,14 @@ class AgentToolsHandler(APIHandler):
                                 type(data).__name__)
         return data
 
+    @overload
+    @staticmethod
+    def text(data: dict[str, Any], key: str, *, required: Literal[True] = True,
+             max_chars: int = MAX_RULE_CHARS) -> str: ...
+    @overload
+    @staticmethod
+    def text(data: dict[str, Any], key: str, *, required: bool,
+             max_chars: int = MAX_RULE_CHARS) -> str | None: ...
     @staticmethod
     def text(data: dict[str, Any], key: str, *, required: bool = True,
              max_chars: int = MAX_RULE_CHARS) -> str | None:
@@ -492,7 +500,7 @@ class ValidateHandler(AgentToolsHandler):
         except web.HTTPError as exc:
             if exc.status_code != 400:
                 raise
-            message = exc.log_message % exc.args if exc.args else exc.log_message
+            message = (exc.log_message or "") % exc.args if exc.args else exc.log_message
             self.reply({"ok": False, "error": message})
             return
         self.reply({"ok": True, "rule": rule.text, "tool": rule.tool,

@@ -123,6 +123,8 @@ def canonical_name(obj: Any) -> str | None:
     shortest module path under the object's ``__module__`` that exports it (so
     ``pandas.io.parsers.readers.read_csv`` is ``pandas.read_csv``), or None."""
     t = type(obj)
+    module: object
+    name: object
     if t is types.ModuleType:
         name = obj.__dict__.get("__name__")
         if isinstance(name, str) and sys.modules.get(name) is obj:
@@ -248,9 +250,9 @@ def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
     if t is types.MethodType:
         # a bound method's repr shows (and so calls the repr of) the object it is bound to
         return Kind("method:?", True, False)
-    library = _real_library_type(t)
-    if library is not None:
-        return _library_value(value, library, budget, depth, seen)
+    family = _real_library_type(t)
+    if family is not None:
+        return _library_value(value, family, budget, depth, seen)
     return UNKNOWN
 
 
@@ -290,7 +292,7 @@ def _library_value(value: Any, family: str, budget: _Budget, depth: int,
         return Kind(None, True, True)
     if family == "numpy":
         return Kind("numpy", True, _array_deep(value, budget, depth, seen)
-                    if hasattr(value, "flat") and getattr(value, "ndim", 0) else True)
+                    if hasattr(value, "flat") and bool(getattr(value, "ndim", 0)) else True)
     if family in ("pandas", "pandas_groupby", "pandas_window"):
         obj = value if family == "pandas" else getattr(value, "obj", None)
         return Kind(family, True, obj is not None and _pandas_deep(obj, budget, depth, seen))
