@@ -8,7 +8,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend
-from .read import FileToolMixin, path_word
+from .read import FileToolMixin, check_input, path_word
 from .write import require_fresh_read, short_diff, write_and_remember
 
 if TYPE_CHECKING:
@@ -49,7 +49,9 @@ class Edit(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
-        return [PathEffect("write", path_word(self.name, tool_input, "file_path"))]
+        word = path_word(self.name, tool_input, "file_path")
+        check_input(self, tool_input)
+        return [PathEffect("write", word)]
 
     async def call(self, file_path: str, old_string: str, new_string: str,
                    replace_all: bool = False) -> ToolChunk:

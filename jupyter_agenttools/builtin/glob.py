@@ -8,7 +8,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import GLOB_CHARS, ToolBackend, glob_regex, list_files, split_glob
-from .read import FileToolMixin, path_word
+from .read import FileToolMixin, check_input, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
@@ -70,6 +70,7 @@ class Glob(FileToolMixin, Tool):
             path = None
         if path is not None:
             path = path_word(self.name, tool_input, "path")
+        check_input(self, tool_input)
         return [PathEffect("search", glob_reach_word(pattern, path))]
 
     async def call(self, pattern: str, path: str | None = None) -> ToolChunk:

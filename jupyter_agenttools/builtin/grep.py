@@ -17,7 +17,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend, glob_regex, list_files
-from .read import FileToolMixin, path_word
+from .read import FileToolMixin, check_input, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, ExecResult
@@ -140,9 +140,9 @@ class Grep(FileToolMixin, Tool):
             raise ValueError(f"{self.name}: 'pattern' must be a non-empty string, got "
                              f"{repr(pattern)[:80]}")
         path = tool_input.get("path")
-        if path is None or path == "":
-            return [PathEffect("search", ".")]
-        return [PathEffect("search", path_word(self.name, tool_input, "path"))]
+        word = "." if path is None or path == "" else path_word(self.name, tool_input, "path")
+        check_input(self, tool_input)
+        return [PathEffect("search", word)]
 
     async def _ripgrep(self) -> str | None:
         if self.use_ripgrep is False:

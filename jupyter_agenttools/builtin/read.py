@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import os
 from typing import TYPE_CHECKING, Any, Literal, Mapping, overload
 
 from ..errors import ToolExecutionError
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from ..backends.base import BackendBase
     from ..permission.types import PermissionContext, PermissionRule
 
-__all__ = ["Read", "FileToolMixin", "path_word"]
+__all__ = ["Read", "FileToolMixin", "path_word", "check_input"]
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -57,15 +58,60 @@ def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
 def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
               required: bool) -> str | None: ...
 def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
-              required: bool = True) -> str | None:
-    """The path argument as written; a missing or non-string one is an error, never a guess."""
+               required: bool = True) -> str | None:
+    """The path argument as written; a missing or non-string one is an error, never a guess,
+    and so is one no file can be named by (a NUL character, a lone surrogate the file system
+    cannot encode): the call would fail, and what it names cannot be checked."""
     value = tool_input.get(key)
     if value is None and not required:
         return None
     if not isinstance(value, str) or value == "":
         got = "nothing" if value is None else repr(value)[:80]
         raise ValueError(f"{tool_name}: {key!r} must be a non-empty path string, got {got}")
+    if "\x00" in value:
+        raise ValueError(f"{tool_name}: {key!r} contains a NUL character: {value[:80]!r}")
+    if not value.isascii():
+        try:
+            os.fsencode(value)
+        except UnicodeError:
+            raise ValueError(f"{tool_name}: {key!r} contains characters no file name can have "
+                             f"(a lone surrogate?): {value[:80]!r}") from None
     return value
+
+
+#: JSON schema types of the file tools' inputs, as Python types (bool is no integer here)
+_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,),
+                                       "boolean": (bool,), "number": (int, float)}
+
+
+def check_input(tool: Any, tool_input: Mapping[str, Any]) -> None:
+    """The input fits the tool's schema in what the permission check relies on: no unknown key,
+    every required key present, each value of its type (and in its enum). ``engine.decide`` is
+    also called without gate 2 (``agenttools hook``, embedders): an input the tool could not run
+    with is an error naming the problem — the engine asks, never allows."""
+    if not isinstance(tool_input, Mapping):
+        raise ValueError(f"{tool.name}: the input must be an object, got "
+                         f"{type(tool_input).__name__}")
+    schema = tool.input_schema
+    properties = schema.get("properties", {})
+    for key in schema.get("required", ()):
+        if key not in tool_input:
+            raise ValueError(f"{tool.name}: {key!r} is required")
+    for key, value in tool_input.items():
+        if value is None and key not in schema.get("required", ()):
+            continue  # an optional argument sent as null: absent, as the tools read it
+        spec = properties.get(key)
+        if spec is None:
+            if schema.get("additionalProperties", True) is False:
+                raise ValueError(f"{tool.name}: unknown argument {str(key)[:80]!r}")
+            continue
+        types = _TYPES.get(spec.get("type", ""), (object,))
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            raise ValueError(f"{tool.name}: {key!r} must be a {spec.get('type')}, got "
+                             f"{type(value).__name__}")
+        if "enum" in spec and value not in spec["enum"]:
+            raise ValueError(f"{tool.name}: {key!r} must be one of {spec['enum']}, got "
+                             f"{repr(value)[:80]}")
 
 
 class FileToolMixin:
@@ -165,7 +211,9 @@ class Read(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
-        return [PathEffect("read", path_word(self.name, tool_input, "file_path"))]
+        word = path_word(self.name, tool_input, "file_path")
+        check_input(self, tool_input)
+        return [PathEffect("read", word)]
 
     async def call(self, file_path: str, offset: int | None = None,
                    limit: int | None = None) -> ToolChunk:

@@ -9,7 +9,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend
-from .read import FileToolMixin, path_word
+from .read import FileToolMixin, check_input, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, FileStat
@@ -85,7 +85,9 @@ class Write(FileToolMixin, Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
-        return [PathEffect("write", path_word(self.name, tool_input, "file_path"))]
+        word = path_word(self.name, tool_input, "file_path")
+        check_input(self, tool_input)
+        return [PathEffect("write", word)]
 
     async def call(self, file_path: str, content: str) -> ToolChunk:
         b = self.backend

@@ -50,6 +50,7 @@ __all__ = [
     "search_reaches",
     "prefix_words",
     "is_name_pattern",
+    "spellings",
 ]
 
 _GLOB = re.compile(r"(?<!\\)(?:\\\\)*[*?\[]")  # a glob character not escaped by a backslash
@@ -83,9 +84,80 @@ def _check(pattern: object) -> str:
     return pattern
 
 
+#: the most alternatives one pattern's braces may stand for (``{a,b}{c,d}`` is 4)
+MAX_ALTERNATIVES = 64
+_HOME_VARIABLE = re.compile(r"\$(?:HOME|\{HOME\})(?=/|\Z)")
+
+
+def _braces(pattern: str) -> list[str]:
+    """``{a,b}`` written in a pattern (as the Glob tool and shells read it), expanded: gitignore
+    has no braces, so pathspec would read them as literal characters and a rule such as
+    ``Read(**/*.{pem,key})`` would match nothing at all. A brace after a backslash stays
+    literal; a brace
+    without a top-level comma is literal, as in bash."""
+    depth, start, i = 0, -1, 0
+    commas: list[int] = []
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            if depth == 0:
+                start, commas = i, []
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0 and commas:
+                head, tail = pattern[:start], pattern[i + 1:]
+                cuts = [start, *commas, i]
+                out: list[str] = []
+                for a, b in zip(cuts, cuts[1:]):
+                    for rest in _braces(pattern[a + 1:b] + tail):
+                        out.append(head + rest)
+                        if len(out) > MAX_ALTERNATIVES:
+                            raise ValueError(f"the pattern {pattern!r} stands for more than "
+                                             f"{MAX_ALTERNATIVES} alternatives")
+                return out
+        elif c == "," and depth == 1:
+            commas.append(i)
+        i += 1
+    return [pattern]
+
+
+@lru_cache(maxsize=1024)
+def spellings(pattern: str) -> tuple[str, ...]:
+    """What a rule pattern means, as written by people, in the dialect below: ``{a,b}``
+    alternatives expanded and a leading ``$HOME`` (``${HOME}``) read as ``~`` (a pattern is
+    never run through a shell: without this, ``Read($HOME/.aws/**)`` named a folder called
+    ``$HOME`` in the project and a deny rule so written was void). Raises ValueError for a
+    pattern that cannot mean a path: a leading ``!`` (gitignore's negation, which has no
+    meaning in a single rule: write an allow or deny rule instead)."""
+    if pattern.startswith("!"):
+        raise ValueError(f"the pattern {pattern!r} starts with '!': a negation has no meaning "
+                         f"in one rule (write '\\!' for a name that starts with '!')")
+    if "$" in pattern:
+        pattern = _HOME_VARIABLE.sub("~", pattern, count=1) if pattern.startswith("$") \
+            else pattern
+    if "{" not in pattern:
+        return (pattern,)
+    return tuple(dict.fromkeys(_braces(pattern)))
+
+
 def is_name_pattern(pattern: str) -> bool:
     """A pattern without ``/`` (a trailing one aside; not ``~`` or ``**``), or one starting with
-    ``**/``: a file or folder name that matches anywhere."""
+    ``**/``: a file or folder name that matches anywhere (every ``{a,b}`` alternative)."""
+    if "{" in pattern or pattern.startswith("$"):
+        try:
+            alternatives = spellings(pattern)
+        except ValueError:
+            return False
+        if alternatives != (pattern,):
+            return all(_is_name(a) for a in alternatives)
+    return _is_name(pattern)
+
+
+def _is_name(pattern: str) -> bool:
     text = pattern.rstrip("/")
     if text.startswith("**/"):
         return "/" not in text[3:]
@@ -145,7 +217,13 @@ def pattern_globs(pattern: str, context: "PermissionContext", broad: bool) -> li
 
 
 def _pattern_globs(pattern: str, context: "PermissionContext", broad: bool) -> list[str]:
-    pattern = _check(pattern)
+    out: list[str] = []
+    for spelled in spellings(_check(pattern)):
+        out.extend(g for g in _spelled_globs(spelled, context, broad) if g not in out)
+    return out
+
+
+def _spelled_globs(pattern: str, context: "PermissionContext", broad: bool) -> list[str]:
     dir_only = len(pattern) > 1 and pattern.endswith("/")
     text = pattern.rstrip("/") or "/"
     if text == "/":
@@ -314,6 +392,17 @@ def _below(segs: tuple[str, ...], root_segs: list[str], fnmatchcase: object) -> 
 def prefix_words(pattern: str, context: "PermissionContext") -> list[str]:
     """The literal leading directories of a rule pattern as path words (``~`` kept), for the
     facts a remote backend must send before a decision."""
+    try:
+        alternatives = spellings(pattern)
+    except ValueError:
+        return []
+    out: list[str] = []
+    for spelled in alternatives:
+        out.extend(w for w in _prefix_words(spelled, context) if w not in out)
+    return out
+
+
+def _prefix_words(pattern: str, context: "PermissionContext") -> list[str]:
     text = pattern.rstrip("/") or "/"
     root = _root(context)
     if text.startswith("//"):

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..errors import RuleExampleError, RuleSyntaxError
+from .patterns import spellings
 from .types import PermissionBehavior, PermissionContext, PermissionRule
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def load_rule(entry: Any, behavior: PermissionBehavior | str, source: str | None
     if isinstance(entry, PermissionRule):
         return entry.with_(behavior=PermissionBehavior.parse(behavior), source=source)
     if isinstance(entry, str):
-        return _parse_text(entry, PermissionBehavior.parse(behavior), source)
+        return _checked_path(_parse_text(entry, PermissionBehavior.parse(behavior), source))
     if isinstance(entry, Mapping):
         unknown = set(entry) - _ENTRY_KEYS
         if unknown:
@@ -58,9 +59,24 @@ def load_rule(entry: Any, behavior: PermissionBehavior | str, source: str | None
                 if not isinstance(ex, (str, dict)):
                     raise RuleSyntaxError(dict(entry), f"each of {key!r} is a string or an "
                                                        f"object, got {ex!r}")
-        return PermissionRule.parse(entry["rule"], behavior, source, examples, counter)
+        return _checked_path(PermissionRule.parse(entry["rule"], behavior, source, examples,
+                                                  counter))
     raise RuleSyntaxError(entry, f"expected a rule string or an object with 'rule', "
                                  f"got {type(entry).__name__}")
+
+
+_PATH_RULE_TOOLS = frozenset({"Read", "Edit", "Write"})
+
+
+def _checked_path(rule: PermissionRule) -> PermissionRule:
+    """A path pattern that cannot mean a path (``Read(!x)``) is a clear error when the rule
+    loads, not a rule that silently matches nothing."""
+    if rule.specifier is not None and rule.tool in _PATH_RULE_TOOLS:
+        try:
+            spellings(rule.specifier)
+        except ValueError as exc:
+            raise RuleSyntaxError(rule.text, str(exc)) from None
+    return rule
 
 
 @lru_cache(maxsize=8192)

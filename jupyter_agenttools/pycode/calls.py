@@ -7,14 +7,29 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 
 from .expressions import ExpressionWalker
 from .findings import Effect
 from .kinds import TRUSTED, UNKNOWN, Kind
-from .nodes import callee_of, constant_data, dotted, glob_root, is_dunder, keyword, segment
-from .tables import FUNCTIONS, METHODS, Entry, never_reason
+from .nodes import (
+    callee_of,
+    constant_data,
+    dotted,
+    format_problem,
+    glob_root,
+    is_dunder,
+    keyword,
+    segment,
+)
+from .tables import DESTINATIONS, FUNCTIONS, METHODS, POSITIONAL_LIMITS, Entry, never_reason
+from .values import callable_function, is_submodule, out_position
 
 READ_MODES = frozenset({"r", "rb", "rt", "br", "tr"})
+#: a path that starts with a URL scheme (``file:``, ``http:``, ``s3:``): pandas and numpy hand
+#: it to urllib or fsspec instead of opening a local file (``file:/etc/passwd`` has no ``//``)
+URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+
 PATH_KEYWORDS = ("path", "filepath_or_buffer", "io", "fname", "path_or_buf", "file",
                  "pathname", "top", "filename")
 
@@ -47,16 +62,18 @@ class Walker(ExpressionWalker):
             callee = callee_of(target)
             if callee is not None:
                 entry = FUNCTIONS.get(callee)
+        if written is not None and self.module_detour(written):
+            written = None  # os.path.os.system: a rule for os.path.* must not see it
         names = [n for n in (written, callee) if n and "?" not in n]
         if entry is not None:
             before = len(self.reasons)
             result = self.check_entry(node, entry, receiver, callee or "")
             if len(self.reasons) == before or not self.bless(names, before):
                 return result
-            self.arguments(node)  # the rule covers the call, not what its arguments do
+            self.blessed_arguments(node)
             return TRUSTED
         if self.bless(names, len(self.reasons)):
-            self.arguments(node)
+            self.blessed_arguments(node)
             return TRUSTED
         self.arguments(node)
         reason = never_reason(callee or path or "") if (callee or path) else None
@@ -88,6 +105,47 @@ class Walker(ExpressionWalker):
                 return True
         return False
 
+    def module_detour(self, written: str) -> bool:
+        """Does the written name reach a module through an attribute that is not its
+        submodule (``os.path.os``, ``pd.io.common.os``)? Such a name is not the call's name
+        for an allow rule (``RunCode(os.path.*)`` would match ``os.path.os.system``)."""
+        parts = written.split(".")
+        if parts[0] in self.imports:
+            return False  # the code imports (and so is not read-only anyway)
+        kind = self.names.lookup(parts[0]) if not is_dunder(parts[0]) else None
+        for attr in parts[1:-1]:
+            family = (kind.family or "") if kind is not None else ""
+            if not family.startswith("module:"):
+                return False
+            module = family[len("module:"):]
+            kind = self.names.module_attribute(module, attr)
+            child = (kind.family or "") if kind is not None else ""
+            if child.startswith("module:") and not is_submodule(module, attr,
+                                                                 child[len("module:"):]):
+                return True
+        return False
+
+    def blessed_arguments(self, node: ast.Call) -> None:
+        """The rule covers the call, not what its arguments do: they are analysed as any
+        other code, and a function handed to the call (``sorted(key=os.remove)``,
+        ``df.apply(lst.append)``) must be one library code may call (see
+        ``tables.CALLABLE_CHECKS``): the rule names the call, not what it calls back."""
+        values = [a.value if isinstance(a, ast.Starred) else a for a in node.args]
+        values += [kw.value for kw in node.keywords]
+        # extra arguments the call passes on to the function (``df.apply(f, args=(…))``):
+        # then a numpy function's output position may be reached (np.add's third argument)
+        passes_on = any(kw.arg in ("args", None) for kw in node.keywords)
+        for value, kind in zip(values, self.arguments(node)):
+            family = kind.family or ""
+            if kind.deep or not kind.shallow or family == "lambda":
+                continue  # a value, a user object (the call is user code's business), a lambda
+            function = callee_of(kind)
+            if function and not passes_on and callable_function(function, allow_out=True):
+                continue  # np.mean: one argument cannot reach its output position
+            if family.startswith(("function:", "method:", "class:")) or not family:
+                self.fail(value, f"`{segment(self.code, value)}` is handed to a call a rule "
+                                 f"allows, which may call it: the rule does not cover what it does")
+
     def arguments(self, node: ast.Call) -> list[Kind]:
         """Analyse every argument (an expression like any other); their kinds, in order."""
         kinds = []
@@ -102,6 +160,7 @@ class Walker(ExpressionWalker):
                     callee: str) -> Kind:
         check = entry.check
         shown = segment(self.code, node.func)
+        self.destinations(node, entry, receiver, callee)
         if receiver is not None:
             receiver_node = node.func.value if isinstance(node.func, ast.Attribute) else node
             self.need(receiver_node, receiver, f"`{shown}()` works on its receiver",
@@ -115,6 +174,29 @@ class Walker(ExpressionWalker):
             family = receiver.family if receiver is not None else None
         deep = receiver.deep if receiver is not None else True
         return Kind(family, True, deep)
+
+    def destinations(self, node: ast.Call, entry: Entry, receiver: Kind | None,
+                     callee: str) -> None:
+        """Arguments that say where a result is written (``out=``, ``buf=``, ``inplace=``;
+        numpy's positional ``out``, ``to_string``'s positional ``buf``): refused, whatever
+        the entry (``tables.DESTINATIONS``, ``POSITIONAL_LIMITS``)."""
+        for kw in node.keywords:
+            if kw.arg in DESTINATIONS and not (entry.check == "inplace" and kw.arg == "inplace"):
+                harmless, why = DESTINATIONS[kw.arg]
+                if not (isinstance(kw.value, ast.Constant)
+                        and any(kw.value.value is v or (isinstance(v, str) and kw.value.value == v)
+                                for v in harmless)):
+                    self.fail(kw, why)
+        if receiver is not None:
+            method = callee.rpartition(".")[2]
+            limit = POSITIONAL_LIMITS.get(receiver.family or "", {}).get(method)
+        else:
+            limit = out_position(callee)
+        if limit is not None and (len(node.args) > limit or any(
+                isinstance(a, ast.Starred) for a in node.args[:limit + 1])):
+            self.fail(node.args[min(limit, len(node.args) - 1)],
+                      f"`{callee}` takes at most {limit} positional argument(s) here: the next "
+                      f"one says where the result is written (out/buf)")
 
     def _plain_args(self, node: ast.Call, what: str, level: str = "deep",
                     keywords: tuple[str, ...] | None = None) -> list[Kind]:
@@ -148,11 +230,28 @@ class Walker(ExpressionWalker):
     def check_shallow(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                       callee: str) -> Kind | None:
         kinds = self._plain_args(node, f"`{callee}` looks at its argument", "shallow")
+        if callee in ("builtins.isinstance", "builtins.issubclass") and len(node.args) == 2:
+            self.class_operand(node.args[1], kinds[1], callee)
         if callee == "builtins.type":
+            if len(node.args) != 1 or node.keywords:
+                self.fail(node, "type() with three arguments creates a class (its bases' "
+                                "__init_subclass__ and its members' __set_name__ run)")
+                return UNKNOWN
             # the class of a library value has a library metaclass: its repr is safe
             trusted = len(kinds) == 1 and kinds[0].shallow
             return Kind("class:?", trusted, trusted) if trusted else UNKNOWN
         return None
+
+    def class_operand(self, node: ast.AST, kind: Kind, callee: str) -> None:
+        """isinstance's classes: each one's own metaclass decides (an abc class of user code
+        runs its __subclasshook__), so a tuple of classes is checked class by class."""
+        if isinstance(node, ast.Tuple):
+            for element in node.elts:
+                element_kind = self.expr(element)
+                self.need(element, element_kind, f"`{callee}` asks each class", "shallow")
+                self.class_operand(element, element_kind, callee)
+        elif kind.family == "tuple" and not kind.deep:
+            self.need(node, kind, f"`{callee}` asks each class in it")
 
     def check_print(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                     callee: str) -> Kind | None:
@@ -260,6 +359,14 @@ class Walker(ExpressionWalker):
                 callable_ok = kind.deep and (kind.family or "").startswith(
                     ("function:", "method:")) or (isinstance(fn, ast.Constant)
                                                   and fn.value is None)
+                # a numpy function with an output position (np.sqrt's second argument) is
+                # fine when it gets fewer arguments: one per iterable for map, one for key=
+                function = callee_of(kind) if kind.shallow else None
+                position = out_position(function) if function else None
+                if not callable_ok and position is not None and kind.shallow and \
+                        position >= max(1, len(iterables)) and callable_function(
+                            function, allow_out=True):  # type: ignore[arg-type]
+                    callable_ok = True
                 if not callable_ok:
                     self.fail(fn, f"{name}() calls this function, which is not a known "
                                   f"read-only one")
@@ -301,6 +408,11 @@ class Walker(ExpressionWalker):
     def check_read_path(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                         callee: str) -> Kind | None:
         path_node = self._path_argument(node)
+        for kw in node.keywords:
+            if kw.arg in ("root_dir", "dir_fd") and not (
+                    isinstance(kw.value, ast.Constant) and kw.value.value is None):
+                self.fail(kw, f"{kw.arg}= moves the folder `{callee}` reads to one the analysis "
+                              f"does not check")
         for arg in list(node.args) + [kw.value for kw in node.keywords]:
             if arg is path_node:
                 continue
@@ -320,6 +432,10 @@ class Walker(ExpressionWalker):
         if "://" in path.value:
             self.fail(path_node, f"`{callee}` would fetch {path.value!r} over the network")
             return UNKNOWN
+        if callee.startswith(("pandas.", "numpy.")) and URL_SCHEME.match(path.value):
+            self.fail(path_node, f"`{callee}` would open {path.value!r} as a URL (file:, http:…), "
+                                 f"not as a local path")
+            return UNKNOWN
         target = path.value
         if callee == "glob.glob":
             target = glob_root(target)
@@ -336,14 +452,40 @@ class Walker(ExpressionWalker):
 
     def check_stat_path(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                         callee: str) -> Kind | None:
-        self._plain_args(node, "its arguments are used")
+        kinds = self._plain_args(node, "its arguments are used")
         if receiver is None or receiver.value is None:
             self.fail(node, "cannot tell which path this looks at (it is built at run time)")
             return UNKNOWN
-        self.effects.append(Effect(entry.effect or "read", receiver.value))
+        target = receiver.value
+        if callee.endswith((".glob", ".rglob")):
+            # the pattern may climb out of the folder (``Path(".").glob("../../etc/*")``):
+            # the search starts at the pattern's fixed part, joined to the folder
+            if not kinds or kinds[0].value is None:
+                self.fail(node, "cannot tell which folder this searches (the pattern is built at "
+                                "run time)")
+                return UNKNOWN
+            target = posixpath.join(target, glob_root(kinds[0].value))
+        self.effects.append(Effect(entry.effect or "read", target))
+        return None
+
+    def check_format(self, node: ast.Call, entry: Entry, receiver: Kind | None,
+                     callee: str) -> Kind | None:
+        """``template.format(...)``: a field may read attributes and items of the arguments
+        (``"{0.__init__.__globals__}"``): only plain fields of a known template pass."""
+        self._plain_args(node, "formatting calls __format__/__str__/__repr__")
+        template = receiver.value if receiver is not None else None
+        if template is None:
+            self.fail(node, "the format template is not known, and its fields may read any "
+                            "attribute of the values (`{0.__class__}`)")
+            return UNKNOWN
+        problem = format_problem(template)
+        if problem is not None:
+            self.fail(node, problem)
+            return UNKNOWN
         return None
 
     def check_call_self(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                         callee: str) -> Kind | None:
         return self.check_deep(node, entry, receiver, callee)
+
 

@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 from .findings import Effect, Names, Reason, secret_word
 from .kinds import UNKNOWN, Kind, join, kind_of_constant
-from .nodes import constant_int, is_dunder, segment
-from .tables import ATTRIBUTES, METHODS, NEVER
+from .nodes import constant_int, format_problem, is_dunder, segment
+from .tables import ATTRIBUTES, METHODS, NEVER, POSITIONAL_LIMITS, callable_entry
 from .values import pandas_member
 
 #: built-in types, as the analysis names them, and the method family of their instances
@@ -171,12 +171,25 @@ class ExpressionWalker:
             # missing: an AttributeError at run time, named by its path for the tables
             return found if found is not None else Kind(f"function:{key}", True, False)
         if family.startswith("class:"):
-            return Kind(f"function:{family[len('class:'):]}.{attr}", True, False)
+            owner = family[len("class:"):]
+            if calling:  # the call is checked by name against the tables
+                return Kind(f"function:{owner}.{attr}", True, False)
+            # a read: a descriptor's __get__ runs, a class attribute may hold any object
+            found = self.names.class_attribute(owner, attr) if owner != "?" else \
+                f"cannot tell what reading `.{attr}` of this class runs"
+            if isinstance(found, str):
+                self.fail(node, found)
+                return UNKNOWN
+            return found
         if family in BUILTIN_TYPES:
             # ``str.lower`` as a key function: an unbound method of a built-in type, deep
             # (callable by library code) only when it is a read-only one
-            methods = METHODS.get(BUILTIN_TYPES[family], {})
-            return Kind(f"method:{BUILTIN_TYPES[family]}.{attr}", True, attr in methods)
+            return Kind(f"method:{BUILTIN_TYPES[family]}.{attr}", True,
+                        callable_method(BUILTIN_TYPES[family], attr))
+        if family.startswith(("function:", "method:", "lambda")):
+            # a function's attributes are whatever was stored on it (its __dict__): reading
+            # runs nothing, but the value is not known
+            return UNKNOWN
         if not base.shallow:
             self.fail(node, f"reading `.{attr}` of an object of unknown type may run its code "
                             f"(a property or __getattr__)")
@@ -188,7 +201,11 @@ class ExpressionWalker:
             return Kind(table[attr], base.deep, base.deep)
         if attr in METHODS.get(family, {}):
             # a bound read-only method: library code may call it (``max(d, key=d.get)``)
-            return Kind(f"method:{family}.{attr}", True, base.deep)
+            # when its check holds for any arguments (not ``"{0.x}".format``, ``arr.sum``)
+            callable_ = callable_method(family, attr) or (
+                family == "str" and attr in ("format", "format_map") and base.value is not None
+                and format_problem(base.value) is None)  # "{:.2f}".format: a known template
+            return Kind(f"method:{family}.{attr}", True, base.deep and callable_)
         if family in ("pandas", "pandas_groupby") and not pandas_member(family, attr):
             return Kind(family, base.deep, base.deep)  # a column, or an AttributeError
         # any other member (``lst.append``, ``df.pop``): readable, but never handed to code
@@ -432,6 +449,13 @@ class ExpressionWalker:
         else:
             self.fail(target, "a comprehension that assigns to an attribute or an item "
                               "changes that object")
+
+
+def callable_method(family: str, attr: str) -> bool:
+    """May library code call this method of a ``family`` value with arguments the analysis
+    does not see (``tables.CALLABLE_CHECKS``; no output position such as ``arr.sum``'s)?"""
+    return callable_entry(METHODS.get(family, {}).get(attr)) and \
+        attr not in POSITIONAL_LIMITS.get(family, {})
 
 
 def arithmetic(left: Kind, right: Kind, op: ast.operator) -> Kind:

@@ -16,6 +16,11 @@ class Names(Protocol):
 
     def module_attribute(self, module: str, attr: str) -> Kind | None: ...
 
+    def class_attribute(self, owner: str, attr: str) -> Kind | str:
+        """``owner.attr`` read (not called) on a class known by its canonical name: its
+        Kind, or why reading it may run code."""
+        ...
+
 
 @dataclass(frozen=True)
 class Effect:

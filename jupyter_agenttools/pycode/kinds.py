@@ -41,11 +41,12 @@ class Kind:
     @property
     def repr_safe(self) -> bool:
         """Showing it (``repr``) runs no user code: deep values, and functions, classes and
-        modules, whose repr Python builds from their names."""
+        lambdas whose repr Python builds from their names (shallow: of a plain type; a class
+        attribute read as ``function:…`` but holding anything else is not shallow)."""
         if self.deep:
             return True
         fam = self.family or ""
-        return fam.startswith(("function:", "class:", "lambda"))
+        return fam.startswith(("function:", "class:", "lambda")) and self.shallow
 
     def with_(self, **changes: Any) -> "Kind":
         return replace(self, **changes)

@@ -5,8 +5,14 @@ excerpt for a reason."""
 from __future__ import annotations
 
 import ast
+import re
+import string
 
 from .kinds import Kind
+
+#: a format field the analysis accepts: a position or a name, then items (``{0[1]}``,
+#: ``{rows[0]}``), never ``.attr`` (``{0.__class__}``, a property of a user object)
+PLAIN_FIELD = re.compile(r"(\d*|[A-Za-z_]\w*)(\[[^\].]*\])*")
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -92,3 +98,23 @@ def segment(code: str, node: ast.AST) -> str:
     text = text.replace("\n", " ")
     return text if len(text) <= 60 else text[:59] + "…"
 
+
+def format_problem(template: str, depth: int = 0) -> str | None:
+    """Why a ``str.format`` template is not plain (a field reading an ``.attr``), or None."""
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        return f"the format template does not parse ({exc})"
+    for _, field, spec, _ in parts:
+        if field is None:
+            continue
+        if not PLAIN_FIELD.fullmatch(field):
+            return (f"the format field {{{field}}} reads an attribute of a value (only names, "
+                    f"positions and [items] are accepted)")
+        if spec and "{" in spec:
+            if depth > 2:
+                return "the format template nests fields too deeply"
+            problem = format_problem(spec, depth + 1)
+            if problem is not None:
+                return problem
+    return None

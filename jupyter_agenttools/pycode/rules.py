@@ -8,7 +8,12 @@ would also match ``df.head(os.system("…"))``):
   calls counted as read-only (their results as library values). It matches when the code is
   then read-only, so every *other* part of the code must still be proven read-only:
   ``RunCode(model.predict)`` allows ``model.predict(X_test)`` but not
-  ``model.predict(X); os.remove("x")`` nor ``x = model.predict(X)`` (an assignment);
+  ``model.predict(X); os.remove("x")`` nor ``x = model.predict(X)`` (an assignment), nor
+  ``model.predict(X); open("/etc/hostname").read()`` (the files the code reads are checked
+  as without the rule), nor ``sorted(lst, key=os.remove)`` for ``RunCode(sorted)`` (a function
+  handed to the allowed call must be one library code may call). A name written through a
+  module that is not a submodule (``os.path.os.system``) is not offered to a rule: only its
+  real name (``posix.system``) is;
 - a **deny** or **ask** rule matches when any dotted name the code mentions matches — as
   written (``os.system``) or resolved through imports and the notebook's variables
   (``from os import system as s`` → ``os.system``; ``np.save`` → ``numpy.save``).
@@ -27,7 +32,7 @@ from typing import Callable
 
 from .analyze import CodeAnalysis, Names, analyze
 
-__all__ = ["glob_matcher", "allow_rule_matches", "deny_rule_matches"]
+__all__ = ["glob_matcher", "allow_rule_matches", "allow_rule_analysis", "deny_rule_matches"]
 
 
 def glob_matcher(specifier: str) -> Callable[[str], bool]:
@@ -40,8 +45,14 @@ def glob_matcher(specifier: str) -> Callable[[str], bool]:
 
 
 def allow_rule_matches(specifier: str, code: str, names: Names | None = None) -> bool:
-    """The code is read-only once the calls the specifier names count as read-only."""
-    return analyze(code, names, blessed=glob_matcher(specifier)).read_only
+    """The code is read-only once the calls the specifier names count as read-only (the
+    tool also checks the files it reads: ``allow_rule_analysis``)."""
+    return allow_rule_analysis(specifier, code, names).read_only
+
+
+def allow_rule_analysis(specifier: str, code: str, names: Names | None = None) -> CodeAnalysis:
+    """The analysis with the calls the specifier names counted as read-only."""
+    return analyze(code, names, blessed=glob_matcher(specifier))
 
 
 def deny_rule_matches(specifier: str, analysis: CodeAnalysis) -> bool:

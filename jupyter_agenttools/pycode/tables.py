@@ -29,7 +29,21 @@ checked (the checks are implemented in ``calls.py``):
 ``no_buf``     ``deep``, and no ``buf=`` (``df.info(buf=f)`` writes into ``f``)
 ``stat_path``  the receiver is a ``Path`` whose value is known: a read of that path
 ``call_self``  ``deep``; calling the receiver itself (``df.plot(...)``)
+``format``     ``deep``, and the template is a known string whose fields are plain names or
+               positions (``"{0.__class__}"`` would read attributes, dunders included)
 =============  ==================================================================================
+
+Every entry, whatever its check, refuses the keywords of ``DESTINATIONS`` (``out=``, ``buf=``,
+``inplace=``, ``mmap_mode=``: they name where a result is written) unless their value is a
+harmless literal, and the positional arguments past ``POSITIONAL_LIMITS`` (``arr.sum(0, None,
+out)``, ``df.to_string("x.txt")``, ``np.add(a, b, out)``: numpy functions are looked up by their
+signature, see ``values.out_position``).
+
+A function handed to code that calls it (``map``, ``sorted``'s ``key``, ``groupby``, a reader's
+``converters``) is called with arguments the analysis never sees, so its own checks cannot run:
+only entries whose check holds for any deep arguments qualify (``CALLABLE_CHECKS``, no file
+effect, no output position): ``len``, ``str.lower``, ``np.mean``; not ``open``, ``getattr``,
+``pd.read_csv``, ``str.format``, ``np.add`` (its third argument is where it writes).
 """
 
 from __future__ import annotations
@@ -38,7 +52,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 __all__ = ["Entry", "FUNCTIONS", "METHODS", "ATTRIBUTES", "NEVER", "NEVER_MODULES",
-           "LIBRARY_MODULES", "SECRET_WORDS", "WRITERS", "never_reason"]
+           "LIBRARY_MODULES", "SECRET_WORDS", "WRITERS", "never_reason", "CALLABLE_CHECKS",
+           "DESTINATIONS", "POSITIONAL_LIMITS", "callable_entry"]
 
 
 @dataclass(frozen=True)
@@ -248,8 +263,9 @@ _methods(["str"], "a str method returns a new value; strings never change", [
 ], "str")
 _methods(["str"], "a str method returns a new value; strings never change",
          ["split", "rsplit", "splitlines"], "list")
-_methods(["str"], "joins or formats the values it is given into a new string",
-         ["join", "format", "format_map"], "str")
+_methods(["str"], "joins the values it is given into a new string", ["join"], "str")
+_methods(["str"], "formats the values it is given into a new string (fields by name or "
+         "position only)", ["format", "format_map"], "str", "format")
 _methods(["bytes"], "a bytes method returns a new value; bytes never change", [
     "decode", "hex", "count", "endswith", "find", "index", "lower", "upper", "startswith",
     "strip", "split", "replace", "isdigit", "isalpha",
@@ -395,6 +411,39 @@ _methods(["mpl"], "reads a figure's state, changes nothing (drawing on an existi
     "get_xlim", "get_ylim", "get_title", "get_xlabel", "get_ylabel",
     "get_legend_handles_labels", "get_size_inches", "get_xticks", "get_yticks",
 ], None)
+
+
+# --- arguments that say where a result goes ---------------------------------------------------
+
+#: checks that hold for any deep arguments: a function with one of them (and no file effect)
+#: may be handed to library code that calls it (``map(len, …)``, ``sorted(key=str.lower)``)
+CALLABLE_CHECKS = frozenset({"deep", "shallow", "print", "key_func"})
+
+
+def callable_entry(entry: Entry | None) -> bool:
+    """A table entry whose function may be called by library code with arguments the analysis
+    does not see (the caller also checks it has no output position)."""
+    return entry is not None and entry.check in CALLABLE_CHECKS and entry.effect is None
+
+
+#: keyword -> (the literal values that leave everything as it was, why another value writes)
+DESTINATIONS: dict[str, tuple[tuple[object, ...], str]] = {
+    "out": ((None,), "out= writes the result into an existing array (changes it in place)"),
+    "buf": ((None,), "buf= writes the text into a file or buffer"),
+    "inplace": ((False,), "inplace= changes the data in place"),
+    "mmap_mode": ((None, "r", "c"), "mmap_mode= other than 'r'/'c' maps the file writable "
+                  "('w+' truncates it)"),
+}
+
+#: receiver family -> method -> how many positional arguments it takes before the one that
+#: says where the result is written (numpy's ``out``, pandas' ``buf``); read from the
+#: signatures in numpy's docstrings (``a.sum(axis=None, dtype=None, out=None, …)``)
+POSITIONAL_LIMITS: dict[str, dict[str, int]] = {
+    "numpy": {"all": 1, "any": 1, "argmax": 1, "argmin": 1, "clip": 2, "compress": 2,
+              "cumprod": 2, "cumsum": 2, "dot": 1, "max": 1, "mean": 2, "min": 1, "prod": 2,
+              "round": 1, "std": 2, "sum": 2, "take": 2, "trace": 4, "var": 2},
+    "pandas": {"to_string": 0},
+}
 
 
 # --- never read-only: the reason given for the most common doors out -----------------------------

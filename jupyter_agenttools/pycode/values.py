@@ -19,16 +19,19 @@ trusted library types (``ndarray.dtype``, ``DataFrame.dtypes``).
 from __future__ import annotations
 
 import builtins as _builtins_module
+import functools
+import inspect
 import reprlib
 import sys
 import types
 from typing import Any, Mapping
 
 from .kinds import UNKNOWN, Kind
-from .tables import FUNCTIONS, LIBRARY_MODULES
+from .tables import FUNCTIONS, LIBRARY_MODULES, callable_entry
 
 __all__ = ["describe", "canonical_name", "NamespaceNames", "BuiltinNames", "safe_repr",
-           "SafeRepr", "DEEP_BUDGET"]
+           "SafeRepr", "DEEP_BUDGET", "out_position", "callable_function", "class_attribute",
+           "is_submodule"]
 
 #: how many elements are checked before a container counts as too big to prove deep
 DEEP_BUDGET = 100_000
@@ -67,10 +70,76 @@ for _index in ("Index", "RangeIndex", "MultiIndex", "DatetimeIndex", "Categorica
                "IntervalIndex", "PeriodIndex", "TimedeltaIndex"):
     _LIBRARY_TYPES["pandas." + _index] = "pandas"
 
+def _is(value: Any, kinds: type | tuple[type, ...]) -> bool:
+    """``isinstance`` by the exact type: ``isinstance`` itself falls back to reading
+    ``value.__class__``, which a property or a ``__getattribute__`` of user code answers
+    (running it); ``issubclass`` of ``type(value)`` against built-in types is C code only."""
+    return issubclass(type(value), kinds)
+
+
+def _static_mro(t: type) -> tuple[type, ...]:
+    """A class's MRO read with type's own getter (a metaclass's __getattribute__ never runs)."""
+    return _TYPE_MRO.__get__(t, type)  # type: ignore[no-any-return]
+
+
+def _static_dict(t: type) -> Mapping[str, Any]:
+    return _TYPE_DICT.__get__(t, type)  # type: ignore[no-any-return]
+
+
+def _is_one_of(t: Any, candidates: tuple[Any, ...]) -> bool:
+    """``t in candidates`` by identity (``in`` would call a metaclass's ``__eq__``)."""
+    return any(t is candidate for candidate in candidates)
+
+
 # The type's own __module__/__qualname__ getters (C code of ``type``): a metaclass cannot
 # intercept them, and for built-in types they read the C-level name.
 _TYPE_MODULE = type.__dict__["__module__"]
 _TYPE_QUALNAME = type.__dict__["__qualname__"]
+_TYPE_MRO = type.__dict__["__mro__"]
+_TYPE_DICT = type.__dict__["__dict__"]
+
+
+@functools.lru_cache(maxsize=1024)
+def out_position(canonical: str) -> int | None:
+    """How many positional arguments a numpy function takes before ``out`` (``np.add(a, b,
+    out)``: 2; ``np.sum(a, axis, dtype, out)``: 3), from its signature; None when it has no
+    positional ``out`` or is not a numpy function."""
+    if not canonical.startswith("numpy."):
+        return None
+    module, _, name = canonical.rpartition(".")
+    d = _module_dict(module)
+    function = d.get(name) if d is not None else None
+    if function is None:
+        return None
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return 0  # no signature to read: no positional argument may be an output
+    for index, parameter in enumerate(parameters):
+        if parameter.name == "out" and parameter.kind in (
+                parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            return index
+    return None
+
+
+def callable_function(canonical: str, allow_out: bool = False) -> bool:
+    """May library code call this function with arguments the analysis never sees (``map``,
+    ``sorted(key=…)``, ``groupby``)? Only when its table check holds for any deep arguments
+    and it has no output position (``tables.CALLABLE_CHECKS``; ``allow_out``: the caller
+    checked the number of arguments against the output position itself)."""
+    return callable_entry(FUNCTIONS.get(canonical)) and (
+        allow_out or out_position(canonical) is None)
+
+
+def is_submodule(parent: str, attr: str, child: str) -> bool:
+    """``parent.attr`` is the module ``child`` as a part of the same package (``plt.style``
+    is matplotlib.style) or as its registered submodule (``os.path`` is posixpath, registered
+    as ``sys.modules["os.path"]``), not another package the parent merely imported
+    (``posixpath.os``, ``pandas.io.common.np``)."""
+    if parent.split(".")[0] == child.split(".")[0]:
+        return True
+    module = sys.modules.get(f"{parent}.{attr}")
+    return module is not None and module is sys.modules.get(child)
 
 
 def _module_dict(name: str) -> dict[str, Any] | None:
@@ -85,7 +154,7 @@ def _type_key(t: type) -> tuple[str, str] | None:
         module, qualname = _TYPE_MODULE.__get__(t, type), _TYPE_QUALNAME.__get__(t, type)
     except (AttributeError, TypeError):
         return None
-    if not isinstance(module, str) or not isinstance(qualname, str):
+    if type(module) is not str or type(qualname) is not str:  # a class may store any object
         return None
     return module, qualname
 
@@ -111,7 +180,7 @@ def _real_library_type(t: type) -> str | None:
         return _LIBRARY_TYPES[name] or "?"
     numpy = _module_dict("numpy")
     generic = numpy.get("generic") if numpy else None
-    if isinstance(generic, type) and issubclass(t, generic) and name.startswith("numpy."):
+    if _is(generic, type) and issubclass(t, generic) and name.startswith("numpy."):
         return "numpy"  # a numpy scalar (float64, int32, bool_, …)
     if name.startswith("matplotlib."):
         return "?"  # other matplotlib objects (Line2D, Text…): library code, unknown methods
@@ -127,28 +196,28 @@ def canonical_name(obj: Any) -> str | None:
     name: object
     if t is types.ModuleType:
         name = obj.__dict__.get("__name__")
-        if isinstance(name, str) and sys.modules.get(name) is obj:
+        if type(name) is str and sys.modules.get(name) is obj:
             return name
         return None
-    if isinstance(obj, type):
+    if _is(obj, type):
         if not _safe_metaclass(obj):
             return None
         key = _type_key(obj)
         if key is None:
             return None
         module, name = key
-    elif isinstance(obj, _FUNCTION_TYPES) or _is_ufunc(obj):
+    elif _is(obj, _FUNCTION_TYPES) or _is_ufunc(obj):
         # C-level attributes of these types (no user code runs to read them)
         module = getattr(obj, "__module__", None)
         name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-        if module is None and isinstance(obj, types.BuiltinFunctionType):
+        if module is None and _is(obj, types.BuiltinFunctionType):
             owner = getattr(obj, "__self__", None)
             module = canonical_name(owner) if type(owner) is types.ModuleType else None
         if _is_ufunc(obj) and type(obj) is _module_dict("numpy").get("ufunc"):  # type: ignore[union-attr]
             module, name = "numpy", getattr(obj, "__name__", None)
     else:
         return None
-    if not isinstance(module, str) or not isinstance(name, str) or "<" in name:
+    if type(module) is not str or type(name) is not str or "<" in name:
         return None
     parts = module.split(".")
     if "." in name:  # a method: Class.method, found through its class
@@ -158,7 +227,7 @@ def canonical_name(obj: Any) -> str | None:
         for n in range(1, len(parts) + 1):
             d = _module_dict(".".join(parts[:n]))
             owner = d.get(owner_name) if d is not None else None
-            if isinstance(owner, type) and owner.__dict__.get(attr) is obj:
+            if _is(owner, type) and _static_dict(owner).get(attr) is obj:
                 return f"{'.'.join(parts[:n])}.{name}"
         return None
     for n in range(1, len(parts) + 1):
@@ -183,7 +252,7 @@ def pandas_member(family: str, attr: str) -> bool:
         module, _, name = ("pandas." + path).rpartition(".")
         d = _module_dict(module)
         cls = d.get(name) if d is not None else None
-        if not isinstance(cls, type):
+        if not _is(cls, type):
             return True  # pandas is not there as expected: assume the worst
         try:
             inspect.getattr_static(cls, attr)
@@ -221,11 +290,14 @@ def describe(value: Any, budget: int = DEEP_BUDGET) -> Kind:
 
 def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
     t = type(value)
-    family = _SCALARS.get(t)
+    # the tables are keyed by built-in types, whose metaclass is type: looking up any other
+    # class would hash it with its metaclass's __hash__ (user code)
+    plain_type = type(t) is type
+    family = _SCALARS.get(t) if plain_type else None
     if family is not None:
         text = value if t is str and len(value) <= 4096 else None
         return Kind(family, True, True, value=text)
-    family = _CONTAINERS.get(t)
+    family = _CONTAINERS.get(t) if plain_type else None
     if family is not None:
         return _container(value, family, budget, depth, seen)
     if t is types.ModuleType:
@@ -237,16 +309,23 @@ def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
         # a module-level __getattr__ runs code on attribute reads
         plain = "__getattr__" not in value.__dict__
         return Kind(f"module:{name}", library or plain, library)
-    if isinstance(value, type) or isinstance(value, _FUNCTION_TYPES) or _is_ufunc(value):
-        prefix = "class:" if isinstance(value, type) else "function:"
-        if isinstance(value, type) and not _safe_metaclass(value):
+    is_class = _is(value, type)
+    if is_class or _is(value, _FUNCTION_TYPES) or _is_ufunc(value):
+        prefix = "class:" if is_class else "function:"
+        if is_class and not _safe_metaclass(value):
             return UNKNOWN  # its metaclass's code runs for repr, calls, attribute reads
+        # a class whose metaclass defines how isinstance/issubclass decide (abc: its
+        # __subclasshook__ and those of every subclass, user code included) is not a plain
+        # operand: isinstance(x, SomeABC) may run user code
+        plain = not is_class or (
+            type(value).__instancecheck__ is type.__instancecheck__  # type: ignore[comparison-overlap]
+            and type(value).__subclasscheck__ is type.__subclasscheck__)  # type: ignore[comparison-overlap]
         name = canonical_name(value)
         if name is None:
             # a user function or class: its repr is Python's own, calling it is user code
-            return Kind(prefix + "?", True, False)
-        known = name in FUNCTIONS or f"builtins.{name}" in FUNCTIONS
-        return Kind(prefix + name, True, known)
+            return Kind(prefix + "?", plain, False)
+        known = callable_function(name) or callable_function(f"builtins.{name}")
+        return Kind(prefix + name, plain, known)
     if t is types.MethodType:
         # a bound method's repr shows (and so calls the repr of) the object it is bound to
         return Kind("method:?", True, False)
@@ -365,15 +444,55 @@ class BuiltinNames:
     def value_of(self, name: str) -> Any:
         raise KeyError(name)
 
+    def class_attribute(self, owner: str, attr: str) -> Kind | str:
+        return class_attribute(owner, attr)
+
+
+#: descriptor types of C code whose ``__get__`` on a class returns a function or itself
+_PLAIN_DESCRIPTORS = (types.FunctionType, types.BuiltinFunctionType,
+                      types.MethodDescriptorType, types.WrapperDescriptorType,
+                      types.ClassMethodDescriptorType, types.MemberDescriptorType,
+                      types.GetSetDescriptorType, staticmethod, classmethod, property)
+
+
+def class_attribute(owner: str, attr: str) -> Kind | str:
+    """What reading ``Class.attr`` gives, for a class known by its canonical name, looked up
+    statically (nothing runs): a Kind, or the reason reading it may run code (a descriptor
+    whose ``__get__`` is not C code, a class that cannot be found)."""
+    module, _, name = owner.rpartition(".")
+    d = _module_dict(module) if module else None
+    cls = d.get(name) if d is not None else None
+    if not _is(cls, type) or not _safe_metaclass(cls):
+        return f"cannot tell what reading `.{attr}` of this class runs"
+    try:
+        value = inspect.getattr_static(cls, attr)
+    except AttributeError:
+        return UNKNOWN  # an AttributeError (the metaclass is a library one)
+    kind = type(value)
+    if _is_one_of(kind, _PLAIN_DESCRIPTORS):
+        if kind is staticmethod or kind is classmethod:
+            inner = value.__func__
+            if not _is(inner, (types.FunctionType, types.BuiltinFunctionType)):
+                return f"`.{attr}` wraps an object whose code runs when it is read"
+        if kind is property:
+            return Kind(None, True, False)  # the property object itself
+        return Kind(f"function:{owner}.{attr}", True, False)
+    if type(kind) is not type and not _safe_metaclass(kind):
+        return f"`.{attr}` holds an object whose class has a metaclass of unknown code"
+    if any("__get__" in _static_dict(k) for k in _static_mro(kind)) and \
+            _real_library_type(kind) is None:
+        return f"reading `.{attr}` runs the __get__ of a descriptor of unknown type"
+    return describe(value)
+
 
 def _builtin_kind(name: str) -> Kind | None:
     value = _builtins_module.__dict__.get(name, _MISSING)
     if value is _MISSING:
         return None
-    if callable(value) and not isinstance(value, type(_builtin_kind)):
+    if callable(value) and not _is(value, type(_builtin_kind)):
         if _ORIGINAL_BUILTINS.get(name) is not value:
             return UNKNOWN  # builtins was patched after this module was imported
-        known = f"builtins.{name}" in FUNCTIONS
+        known = callable_function(f"builtins.{name}")
         return Kind(f"function:builtins.{name}", True, known)
     if value is None or value is True or value is False or value is ...:
         return Kind("none", True, True)
@@ -457,7 +576,7 @@ def safe_repr(value: Any, limit: int = 4000) -> tuple[str | None, str]:
     if not kind.repr_safe:
         t = type(value)
         module, qualname = _type_key(t) or ("?", "?")
-        if _real_library_type(t) is not None or t in _CONTAINERS:
+        if _real_library_type(t) is not None or _is_one_of(t, tuple(_CONTAINERS)):
             return None, (f"not shown: a {module}.{qualname} holding values whose type is not "
                           f"a known library type (their repr could run any code), or too many "
                           f"to check")
@@ -482,7 +601,7 @@ def safe_repr(value: Any, limit: int = 4000) -> tuple[str | None, str]:
 
 
 def _repr_owner(t: type) -> type | None:
-    for klass in t.__mro__:
-        if "__repr__" in klass.__dict__:
+    for klass in _static_mro(t):
+        if "__repr__" in _static_dict(klass):
             return klass
     return None

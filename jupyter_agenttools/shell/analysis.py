@@ -277,6 +277,24 @@ def _too_complex(out: ShellAnalysis, why: str) -> None:
     out.reason(f"the command is too complex to analyse ({why})")
 
 
+_NOT_IN_PATH = frozenset(" \t\n='\"")
+
+
+def _assigned_paths(value: Word, effects: Effects) -> None:
+    """The path-looking parts of a literal assignment value (bash expands ``~`` after ``=``
+    and after each ``:``, as in ``LD_LIBRARY_PATH=~/a:/tmp/b``): possible reads."""
+    text = value.value
+    if value.kind != LITERAL or not text:
+        return
+    for part in text.split(":") if ":" in text else (text,):
+        if not part or part[0] == "-" or any(ch in part for ch in _NOT_IN_PATH):
+            continue  # an option or a command line (`NODE_OPTIONS=--require=x.js`)
+        if "/" in part or part[0] in ".~" or "." in part:
+            # (a Word made from the value's text: its `~` is expanded unless quoted)
+            word = Word(value.text, text) if part == text else Word(part, part)
+            effects.add(READ, word, detail="maybe")
+
+
 def _effects(cmd: Command, plain: bool = False) -> Effects:
     """The effects of one command; ``plain``: made by the fast path (no word has variables)."""
     kind = cmd.kind
@@ -291,10 +309,15 @@ def _effects(cmd: Command, plain: bool = False) -> Effects:
         e = Effects(True, "sets harmless shell variables")
     else:  # redirect
         e = Effects(True, "only redirections")
-    for name, _ in cmd.assignments:
+    changed = False
+    for name, value in cmd.assignments:
         if not harmless_assignment(name):
-            e.no(f"{name}=… changes what runs or what it reads")
-            break
+            if not changed:
+                e.no(f"{name}=… changes what runs or what it reads")
+                changed = True
+            # the library, start-up file or directory it names (`LD_PRELOAD=/tmp/x.so`,
+            # `BASH_ENV=~/.ssh/id_rsa`): a possible read, seen by Read rules and key checks
+            _assigned_paths(value, e)
     for r in cmd.redirects:
         target = r.target
         op = r.op

@@ -4,9 +4,10 @@ A command made only of unquoted words (letters, digits and ``_./=,:+-@%^~*?``), 
 double-quoted strings without expansions, the separators ``| && || ;`` and simple
 redirections (``> >> < >| &> 2>&1``) has no expansion, grouping, comment or control flow, so
 bash splits it exactly as :func:`plain_commands` does. A word that is one variable
-(``$NAME``, ``"$NAME"``; not ``$HOME``, not a command name, not a redirection target) is a
-dynamic word with the tree walk's reasons; a command holding one takes the fast path only
-without redirections, ``VAR=`` prefixes or declarations (where the walk's fields differ).
+(``$NAME``, ``"$NAME"``; not ``$HOME`` or ``$PWD``, not a command name, not a redirection
+target) is a dynamic word with the tree walk's reasons; a command holding one takes the fast
+path only without redirections, ``VAR=`` prefixes or declarations (where the walk's fields
+differ).
 So does one holding ``find -exec`` / ``xargs -I`` words: ``{}`` ending a word (``{}``,
 ``-I{}``) and the whole word ``\\;``, and one holding a statement run by ``time`` (which
 tree-sitter-bash reads as a command name). Anything else (other ``$``, backquotes, other
@@ -36,7 +37,7 @@ from .syntax import (
     Syntax,
     plain_command,
 )
-from .words import DYNAMIC, GLOB, LITERAL, Word
+from .words import DYNAMIC, GLOB, LITERAL, RUN_TIME_TILDE, Word
 
 __all__ = ["plain_commands", "plain_command_list", "EXPANDS", "EXPANDS_UNQUOTED"]
 
@@ -252,9 +253,9 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
                     word = Word(whole, whole[1:-1], LITERAL, (), True, False, False)
                 else:
                     if first == "~":
-                        if whole.startswith(("~-", "~+")):
+                        if whole[1:2] in RUN_TIME_TILDE:
                             _use(budget, words_used, commands_used)
-                            return None  # $OLDPWD / $PWD
+                            return None  # $OLDPWD / $PWD / the directory stack
                         tilde = True
                     else:
                         tilde = False
@@ -303,9 +304,9 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
                 word_text = text[word_start:position]
                 word_value = "".join(word_parts)
             if word_text[0] == "~":
-                if word_text.startswith(("~-", "~+")):
+                if word_text[1:2] in RUN_TIME_TILDE:
                     _use(budget, words_used, commands_used)
-                    return None  # $OLDPWD / $PWD
+                    return None  # $OLDPWD / $PWD / the directory stack
                 tilde = not word_quoted
             else:
                 tilde = False
@@ -357,9 +358,9 @@ def _tokenize(text: str, budget: Budget) -> tuple[list[Command], int, str, int] 
             continue
         if kind == _VARIABLE:  # a whole word (the tokenizer saw a blank, `|`, `;` or the end next)
             name = token.strip('"')[1:]
-            if redirect_op is not None or name == "HOME" or not words:
-                # `> $X`: a target named at run time; `$HOME` reads as `~`; `$X ls`: a
-                # command name decided at run time: the parser's view
+            if redirect_op is not None or name == "HOME" or name == "PWD" or not words:
+                # `> $X`: a target named at run time; `$HOME` reads as `~`, `$PWD` as `.`;
+                # `$X ls`: a command name decided at run time: the parser's view
                 _use(budget, words_used, commands_used)
                 return None
             words_used += 1

@@ -24,6 +24,7 @@ from .words import (
     DYNAMIC,
     GLOB,
     LITERAL,
+    RUN_TIME_TILDE,
     Word,
     decode_ansi_c,
     unescape_double_quoted,
@@ -94,6 +95,8 @@ _EXPANSION_REASON = EXPANSION_REASON = \
 UNQUOTED_REASON = "unquoted expansion (its value is split into words and globbed at run time)"
 _BRACE_REASON = "brace expansion {a,b} (one word becomes several)"
 _HOME_VARS = frozenset({"HOME"})
+# characters that make a `~+…` word more than a plain path
+_NOT_PLAIN = frozenset("$`'\"\\*?[{")
 # characters after `$` that start an expansion in an unquoted here-document body
 _EXPANSION_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"
                              "{([@*#?$!-")
@@ -343,11 +346,12 @@ def _reparse_dash_heredocs(text: str, nesting: int, via: int | None, depth: int,
 
 class _Walker:
     __slots__ = ("source", "data", "out", "pending", "hidden", "nesting", "via", "depth",
-                 "lead_pipe", "trailing", "budget")
+                 "lead_pipe", "trailing", "budget", "_pwd_known")
 
     def __init__(self, source: Source, nesting: int, via: int | None, depth: int,
                  budget: Budget) -> None:
         self.budget = budget
+        self._pwd_known: bool | None = None  # computed when first needed
         self.source = source
         self.data = source.data
         self.out = Syntax(source)
@@ -363,6 +367,16 @@ class _Walker:
 
     def text(self, node) -> str:
         return self.source.slice(node.start_byte, node.end_byte)
+
+    def pwd_known(self) -> bool:
+        """Whether ``$PWD`` / ``~+`` name the directory the command is in: true unless the text
+        names PWD other than by expanding it (`PWD=/`, `read PWD`, `unset PWD`, `OLDPWD`)."""
+        known = self._pwd_known
+        if known is None:
+            text = self.source.text
+            known = self._pwd_known = \
+                text.count("PWD") == text.count("$PWD") + text.count("${PWD")
+        return known
 
     def _new(self, argv: list[Word], node, nest: int, parent: int | None,
              pipe: tuple[int, int] | None, kind: str = "command",
@@ -843,9 +857,12 @@ class _Walker:
             text = source.text[node.start_byte:node.end_byte]
         else:
             text = source.slice(node.start_byte, node.end_byte)
-        if text[:1] == "~" and text.startswith(("~-", "~+")) and not assignment:
-            # `~-` is $OLDPWD (inherited from the kernel's environment), `~+` is $PWD: both
-            # are decided at run time
+        if text[:1] == "~" and text[1:2] in RUN_TIME_TILDE and not assignment:
+            if text[1] == "+" and kind == "word" and (len(text) == 2 or text[2] == "/") and \
+                    not any(ch in _NOT_PLAIN for ch in text) and self.pwd_known():
+                # `~+` is $PWD: the directory the command is in (`cd /; rm -rf ~+`)
+                return Word(text, "." + text[2:])
+            # `~-` ($OLDPWD), `~1` (the directory stack): decided at run time
             return Word(text, None)
         if kind == "word":
             if "\\" not in text:  # unescape_word, without a call
@@ -901,6 +918,10 @@ class _Walker:
                             parts.append("~")
                             tilde = True
                             variables.append(name)
+                        elif plain and name == "PWD" and first and not parts and \
+                                self.pwd_known():
+                            parts.append(".")  # the directory the command is in
+                            variables.append(name)
                         else:
                             ok = False
                             variables.append(name or "?")
@@ -917,6 +938,9 @@ class _Walker:
                 if plain and name in _HOME_VARS and first:
                     parts.append("~")
                     tilde = True
+                    variables.append(name)
+                elif plain and name == "PWD" and first and self.pwd_known():
+                    parts.append(".")  # the directory the command is in
                     variables.append(name)
                 else:
                     ok = False

@@ -7,7 +7,8 @@ value can be trusted:
 - ``literal``: the value is exactly what the program receives;
 - ``glob``: an unquoted pattern (``*.py``); ``value`` holds the pattern, bash replaces the word
   by the matching names (any number of words, possibly none, possibly starting with ``-``);
-- ``dynamic``: decided at run time (``$X``, ``$(cmd)``, ``{a,b}``, ``~-``); ``value`` is None.
+- ``dynamic``: decided at run time (``$X``, ``$(cmd)``, ``{a,b}``, ``~-``, ``~1``); ``value`` is
+  None.
 
 ``"$HOME"`` / ``${HOME}`` at the start of a word is read as ``~`` (the permission layer resolves
 it); ``tilde`` says whether a leading ``~`` of the value is expanded by bash (it is not when
@@ -20,14 +21,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["Word", "LITERAL", "GLOB", "DYNAMIC", "unescape_word", "unescape_double_quoted",
-           "decode_ansi_c", "literal"]
+__all__ = ["Word", "LITERAL", "GLOB", "DYNAMIC", "RUN_TIME_TILDE", "unescape_word",
+           "unescape_double_quoted", "decode_ansi_c", "literal"]
 
 LITERAL = "literal"
 GLOB = "glob"
 DYNAMIC = "dynamic"
 
 _GLOB_CHARS = frozenset("*?[")
+# the character after a leading `~` that makes the word decided at run time: `~+` is $PWD,
+# `~-` $OLDPWD (inherited from the kernel's environment), `~1`, `~+2`, `~-0` entries of the
+# directory stack (`pushd /; rm -rf ~1` removes /; with no such entry `~1` stays as written)
+RUN_TIME_TILDE = frozenset("+-0123456789")
 # the text of a dynamic word is kept only this long (messages quote at most 40 characters;
 # nested substitutions would otherwise copy the same text once per level)
 _TEXT_LIMIT = 512

@@ -62,8 +62,9 @@ def test_read_write_edit_delegate_to_paths(ctx, path):
         assert tool.is_read_only({"file_path": path}, context=ctx) is False
     assert _same_decision(read.check_permissions({"file_path": path}, ctx),
                           paths.check_read(path, ctx, "Read"))
+    full = {"Write": {"content": "x"}, "Edit": {"old_string": "a", "new_string": "b"}}
     for tool in (write, edit):
-        assert _same_decision(tool.check_permissions({"file_path": path}, ctx),
+        assert _same_decision(tool.check_permissions({"file_path": path, **full[tool.name]}, ctx),
                               paths.check_write(path, ctx, tool.name))
     for tool in (read, write, edit):
         assert [r.text for r in tool.suggest_rules({"file_path": path}, ctx)] == \
@@ -76,7 +77,8 @@ def test_read_write_edit_delegate_to_paths(ctx, path):
                           "Write": {"Write", "Edit"}}[rule.tool]
                 expected = paths.match_path_rule(rule, path, ctx) \
                     if rule.specifier is None or tool.name in family else False
-                assert tool.match_rule(rule, {"file_path": path}, ctx) == expected
+                whole = {"file_path": path, **full.get(tool.name, {})}
+                assert tool.match_rule(rule, whole, ctx) == expected
 
 
 @pytest.mark.parametrize("path", BAD_PATHS)

@@ -3,7 +3,10 @@ tables know, and user objects whose every special method leaves a trace when it 
 
 from __future__ import annotations
 
+import abc
 import datetime
+import glob
+import itertools
 import json
 import math
 import os
@@ -108,6 +111,89 @@ class FakeFrame(pd.DataFrame):
         return super().head(n)
 
 
+class UserABC(abc.ABC):  # noqa: B024  (abstract only to get ABCMeta)
+    """isinstance(x, UserABC) asks abc, which calls this hook (user code)."""
+
+    @classmethod
+    def __subclasshook__(cls, other: type) -> Any:
+        traced("__subclasshook__")
+        return NotImplemented
+
+
+class Tracing:
+    """A descriptor of user code: reading it on a class runs __get__."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        traced("Tracing.__get__")
+        return 1
+
+
+class Holder:
+    """A user class whose attributes hold user objects (read on the class, not called)."""
+
+    sneaky = Sneaky()
+    model = Model()
+    tracing = Tracing()
+    plain = 3
+
+
+class WithHook:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        traced("__init_subclass__")
+
+
+class ClassLies:
+    """``isinstance(x, T)`` reads ``x.__class__`` when ``type(x)`` is not ``T``: a property."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> Any:  # noqa: PLE0101
+        traced("__class__ property")
+        return int
+
+
+class LoudAccess:
+    """Every attribute read, ``__class__`` and ``__dict__`` included, is user code."""
+
+    def __getattribute__(self, name: str) -> Any:
+        traced(f"__getattribute__ {name}")
+        return object.__getattribute__(self, name)
+
+
+class LoudCallable(LoudAccess):
+    def __call__(self) -> None:
+        traced("__call__")
+
+
+class HashMeta(type):
+    """A metaclass whose classes hash and compare with user code (dict lookups of the class,
+    ``in`` tests) and answer attribute reads (``cls.__mro__``) with user code."""
+
+    def __hash__(cls) -> int:
+        traced("HashMeta.__hash__")
+        return 1
+
+    def __eq__(cls, other: object) -> bool:
+        traced("HashMeta.__eq__")
+        return False
+
+    def __getattribute__(cls, name: str) -> Any:
+        traced(f"HashMeta.__getattribute__ {name}")
+        return type.__getattribute__(cls, name)
+
+
+class Hashy(metaclass=HashMeta):
+    pass
+
+
+class Box:
+    """A plain user object whose stored attributes are the objects above."""
+
+    def __init__(self) -> None:
+        self.liar = ClassLies()
+        self.loud = LoudAccess()
+        self.hashy = Hashy()
+
+
 def user_function(x: Any) -> Any:
     traced("user_function")
     return x
@@ -135,6 +221,14 @@ def object_array() -> Any:
     return array
 
 
+def tagged_function() -> Any:
+    def tagged(x: Any) -> Any:
+        return x
+
+    tagged.payload = Model()  # type: ignore[attr-defined]  # a user object stored on a function
+    return tagged
+
+
 def make_namespace() -> dict[str, Any]:
     df = pd.DataFrame({"city": ["Paris", "Lima", "Oslo"], "temp": [18.0, 22.0, 9.0],
                        "n": [1, 2, 3],
@@ -155,5 +249,9 @@ def make_namespace() -> dict[str, Any]:
         "fakenp": fake_numpy(), "spoofed": spoofed_function(), "api_key": "sk-secret",
         "gb": df.groupby("city"), "fig": fig, "ax": ax,
         "nested": {"rows": [[1, 2], [3, 4]], "name": "x"},
+        "glob": glob, "itertools": itertools, "UserABC": UserABC, "Holder": Holder,
+        "WithHook": WithHook, "tagged": tagged_function(),
+        "liar": ClassLies(), "loud": LoudAccess(), "loud_callable": LoudCallable(),
+        "hashy": Hashy(), "Hashy": Hashy, "box": Box(), "liars": [1, ClassLies()],
     }
     return ns

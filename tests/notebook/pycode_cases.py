@@ -45,12 +45,24 @@ READ = [
     "pd.read_csv('data/train.csv')", "pd.read_csv(path).head()", "open('data/train.csv').read()",
     "open(path, 'rb').read()", "Path('data').exists()", "(folder / 'train.csv').read_text()",
     "os.path.exists('data')", "os.listdir('data')", "open(text).read()",
+    # harmless twins of the session-5 red-team classes (see the ESCAPE/WRITE entries)
+    "list(map(np.sqrt, arr))", "sorted(arr, key=np.abs)", "list(map(str.upper, words))",
+    "'{0} {name}'.format(1, name=text)", "'{:>{w}}'.format(text, w=10)", "'{0[0]}'.format(lst)",
+    "'{rows[1]}'.format_map(nested)", "df.to_string(float_format='{:.2f}'.format)",
+    "np.add(arr, 1)", "arr.sum(0)", "arr.clip(0, 1)", "np.round(arr, 1)", "s.clip(0, 1)",
+    "df.ffill()", "df.to_string(buf=None)", "np.load('data/a.npy', mmap_mode='r')",
+    "list(Path('data').glob('*.csv'))", "list(Path('.').rglob('*.csv'))",
+    "glob.glob('*.csv', root_dir=None)", "pd.read_csv('data/train.csv', dtype={'city': str})",
+    "isinstance(df, pd.DataFrame)", "isinstance(n, (int, float))",
+    "datetime.datetime.max", "Holder.plain", "pd.DataFrame.head",
 ]
 
 OUTSIDE = [
     "open('/etc/hostname').read()", "pd.read_csv('/etc/passwd', sep=':')",
     "open('~/.ssh/id_rsa').read()", "Path('/etc').exists()", "os.listdir('/')",
     "open('.env').read()",
+    "list(Path('.').glob('../../*'))", "list(Path('data').rglob('../../*'))",
+    "glob.glob('*', root_dir='/etc')",
 ]
 
 WRITE = [
@@ -78,6 +90,14 @@ WRITE = [
     "model.score", "pd.set_option('display.max_rows', 5)", "df.apply(print)",
     "df.pipe(user_function)", "d |= {'c': 3}", "lst[0] = 2", "lst[:] = []",
     "next(iter(lst))", "os.chdir('/')", "sys.path.append('x')",
+    # where a result goes: out=, buf=, inplace= on any entry; positional out/buf
+    "df.to_string('x.txt')", "df.to_string(buf='x.txt')", "s.to_string('x.txt')",
+    "np.add(arr, 1, out=arr)", "np.add(arr, 1, arr)", "np.sqrt(arr, arr)",
+    "arr.sum(0, None, arr[:1])", "arr.clip(0, 1, out=arr)", "np.cumsum(arr, out=arr)",
+    "df.clip(0, 1, inplace=True)", "df.ffill(inplace=True)",
+    "df.where(df.temp > 0, 0, inplace=True)", "np.load('data/a.npy', mmap_mode='w+')",
+    "list(map(np.add, [arr], [1], [arr]))", "list(map(open, ['x'], ['w']))",
+    "list(itertools.starmap(open, [('x', 'w')]))",
 ]
 
 ESCAPE = [
@@ -120,6 +140,29 @@ ESCAPE = [
     "'x' * 10**10", "10**10**10", "[0] * 1_000_000_000", "1 << 100_000_000",
     "plt.close('all')", "plt.clf()", "ax.set_title('t')", "fig.suptitle('x')",
     "pd.read_xml('x.xml')",
+    # functions handed to library code that calls them: their own checks never run there
+    "list(map(pd.read_csv, ['/etc/passwd']))", "list(map(getattr, [df], ['to_csv']))",
+    "list(map(np.load, ['x.npy'], [True]))", "df.groupby(os.listdir).size()",
+    "json.loads('NaN', parse_constant=open)", "df.rename(index=open)",
+    "pd.read_csv('data/train.csv', converters={'city': open})",
+    "list(map(str.format, ['{0.__class__}'], [df]))", "re.sub('o', open, text)",
+    # format fields that read attributes (dunders included) of the values
+    "'{0.__init__.__globals__}'.format(df)", "'{0.T}'.format(df)", "'{.shape}'.format(arr)",
+    "text.format(df) + '{0.__class__}'.format(df)",
+    # paths a reader takes as a URL, or folders the pattern or root_dir leaves for
+    "pd.read_csv('file:/etc/passwd')", "np.loadtxt('file:/etc/hostname')",
+    # class and function attributes: descriptors run, values are user objects
+    "Holder.sneaky", "len(Holder.sneaky.foo)", "Holder.tracing", "Holder.tracing is None",
+    "getattr(Holder, 'tracing')", "len(Holder.model)", "Holder.model", "len(tagged.payload)",
+    "tagged.payload", "type(df).head",
+    # isinstance/issubclass with an abc class of user code; type() building a class
+    "isinstance(df, UserABC)", "issubclass(int, UserABC)", "isinstance(n, (int, UserABC))",
+    "type('X', (WithHook,), {})",
+    # objects that lie about their class, answer every attribute read with user code, or
+    # hash with their metaclass's code: asked, and deciding runs none of it
+    "liar", "loud", "loud_callable", "hashy", "Hashy", "box", "liars", "len(liar)",
+    "print(loud)", "[hashy]", "isinstance(liar, int)", "box.liar", "Hashy.x", "sorted(liars)",
+    "f'{liar}'", "liar == 1", "{hashy: 1}", "getattr(loud, 'x')", "list(map(loud_callable, lst))",
 ]
 
 CASES = ([(c, "read") for c in READ] + [(c, "outside") for c in OUTSIDE]

@@ -18,7 +18,12 @@ import pandas as pd
 import pytest
 from nb_namespace import Model
 
-from jupyter_agenttools.builtin.notebook import NotebookHost, notebook_group, notebook_tools
+from jupyter_agenttools.builtin.notebook import (
+    Inspect,
+    NotebookHost,
+    notebook_group,
+    notebook_tools,
+)
 from jupyter_agenttools.permission.check import check
 from jupyter_agenttools.tools.base import ToolResponse
 from jupyter_agenttools.tools.toolkit import Toolkit
@@ -255,6 +260,19 @@ def test_inspect_never_runs_user_code(setup):
     prop = call("Inspect", {"name": "model.score"})
     assert prop.is_error and "computed by code" in prop.text
     assert nb_namespace.TRACE == []
+
+
+@pytest.mark.parametrize("name", ["liar", "loud", "loud_callable", "hashy", "Hashy", "box",
+                                  "box.liar", "box.loud", "box.hashy", "liars", "model"])
+def test_inspect_runs_no_user_code_even_of_objects_that_lie(name):
+    """Objects whose ``__class__`` is a property, whose ``__getattribute__`` is user code, or
+    whose metaclass hashes/compares/reads attributes with user code: Inspect reports their
+    type without calling any of it (``isinstance`` would)."""
+    tool = Inspect(NotebookHost(nb_namespace.make_namespace()))
+    nb_namespace.TRACE.clear()
+    text = tool.call(name).content[0]["text"]
+    assert nb_namespace.TRACE == []
+    assert "type: " in text and "not shown" in text
 
 
 @pytest.mark.parametrize("name,error", [

@@ -76,6 +76,18 @@ def test_no_snippet_that_is_not_read_only_is_allowed(decide):
     assert counts[("read", "allow")] == len(READ)
 
 
+def test_deciding_runs_no_user_code(decide):
+    """The analysis looks at live objects by their exact type and type's own getters: deciding
+    on any snippet of the table, in every mode, runs no user code, whatever the verdict (an
+    ``isinstance`` would read ``liar.__class__``, a property; a dict lookup of ``Hashy``'s
+    class would call its metaclass's ``__hash__``)."""
+    nb_namespace.TRACE.clear()
+    for code, _category in CASES:
+        for mode in ("default", "bypass"):
+            decide(code, mode)
+    assert nb_namespace.TRACE == []
+
+
 # one representative per category, down the five modes (SPEC §5.2's table for a tool whose
 # check is a plain ASK when not read-only, a safety ASK for a secret read)
 LADDER = {
@@ -116,6 +128,26 @@ def test_a_secret_read_is_a_safety_question(decide):
     ({"allow": ["RunCode(model.predict)"]}, "model.predict([1, 2])", "allow"),
     ({"allow": ["RunCode(model.predict)"]}, "model.predict([1]); os.remove('x')", "ask"),
     ({"allow": ["Edit(**)"]}, "df.to_csv('out.csv')", "ask"),  # files alone never allow code
+    # a rule names calls: what the rest of the code reads is checked as without the rule
+    ({"allow": ["RunCode(model.predict)"]}, "model.predict(df); open('/etc/hostname').read()",
+     "ask"),
+    ({"allow": ["RunCode(model.predict)"]}, "model.predict(df); pd.read_csv('/etc/passwd')",
+     "ask"),
+    ({"allow": ["RunCode(model.predict)"]}, "model.predict(df); open('data/train.csv').read()",
+     "allow"),
+    # a function handed to the allowed call is not what the rule names
+    ({"allow": ["RunCode(sorted)"]}, "sorted(lst, key=os.remove)", "ask"),
+    ({"allow": ["RunCode(sorted)"]}, "sorted(objlist, key=open)", "ask"),
+    ({"allow": ["RunCode(sorted)"]}, "sorted(objlist, key=len)", "allow"),
+    ({"allow": ["RunCode(df.apply)"]}, "df.apply(lst.append)", "ask"),
+    ({"allow": ["RunCode(df.apply)"]}, "df.apply(os.remove)", "ask"),
+    ({"allow": ["RunCode(df.apply)"]}, "df.apply(np.mean)", "allow"),
+    # a module reached through another one's import is not the submodule the rule names
+    ({"allow": ["RunCode(os.path.*)"]}, "os.path.os.system('id')", "ask"),
+    ({"allow": ["RunCode(os.path.*)"]}, "os.path.os.remove('x')", "ask"),
+    ({"allow": ["RunCode(os.path.*)"]}, "os.path.realpath('data')", "allow"),
+    ({"allow": ["RunCode(np.linalg.*)"]}, "np.linalg.matrix_power(mat, 2)", "allow"),
+    ({"allow": ["RunCode(plt.style.use)"]}, "plt.style.use('ggplot')", "allow"),
 ])
 def test_rules_apply_to_runcode(decide, rules, code, expected):
     assert decide(code, rules=rules).behavior.value == expected

@@ -132,8 +132,18 @@ def _sensitive(plan: Plan) -> tuple[str, bool] | None:
     for c, access in plan.changes:  # every write, delete and mode change, in order
         word = access.word
         if word.value is None:
-            continue
-        if word.kind == GLOB:
+            if word.text.startswith((">(", "<(")):
+                continue  # a pipe to a command, analysed on its own
+            directory = _brace_directory(word)
+            if directory is None:
+                # `npm test > "$LOG"`, `cp a $DEST`: an allow rule for the program must not
+                # approve a write that may land anywhere (SPEC §9: outside the working
+                # directories is a safety ASK whatever the rules)
+                outside = outside or f"{access.kind} of {word.text[:40]!r}, a path decided " \
+                                     "at run time that may be outside the working directories"
+                continue
+            word = directory
+        elif word.kind == GLOB:
             head = word.value.rpartition("/")[0]
             if any(ch in head for ch in "*?["):
                 outside = outside or f"{access.kind} of {word.value!r}, a glob over " \
@@ -150,8 +160,8 @@ def _sensitive(plan: Plan) -> tuple[str, bool] | None:
             if p in _NO_FILE:
                 continue
             real = realpath(p)
-            # (a set of two as before when a symlink is involved: the same order)
-            for q in (p,) if real == p else {p, real}:
+            # the path as written first, then where it leads (the reason names the first)
+            for q in (p,) if real == p else (p, real):
                 why = write_reason(q, home)
                 if why:
                     return (f"writes {q}: {why}", True)
@@ -171,6 +181,20 @@ def _sensitive(plan: Plan) -> tuple[str, bool] | None:
         return (f"{secrets[0][0]}" if secrets[0][0].startswith(("prints", "shows"))
                 else f"reads a secret: {secrets[0][0]}", False)
     return None
+
+
+def _brace_directory(word: Word) -> Word | None:
+    """The directory every name of a brace expansion is in (``build/{a,b}`` → ``build``,
+    ``f{1..3}.txt`` → ``.``) when the word holds nothing decided at run time and no ``/``
+    after its first ``{``: each name is then an entry of that directory, as a glob's are.
+    None for any other word without a value."""
+    text = word.text
+    brace = text.find("{")
+    if brace < 0 or len(text) >= 500 or "/" in text[brace:] or \
+            any(ch in text for ch in "$`()~\\'\""):
+        return None
+    head = text[:brace].rpartition("/")[0] if "/" in text[:brace] else "."
+    return Word(head or "/", head or "/")
 
 
 def _realpath(path: str) -> str:

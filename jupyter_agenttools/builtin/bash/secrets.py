@@ -367,8 +367,9 @@ def key_handed_over(plan: Plan) -> Finding | None:
     for command, access in plan.handed:
         hit = secret_word(access.word, plan, command, precise=False)
         if hit and hit[1]:
-            name = command.argv[0].value if command.argv else "?"
-            return (f"{name} is given a key or credential file: {hit[0]}", True)
+            name = command.argv[0].value if command.argv else None
+            what = f"{name} is given" if name else "a variable is set to"
+            return (f"{what} a key or credential file: {hit[0]}", True)
     return None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect as _inspect
 import re
+import types
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import ToolExecutionError
@@ -100,13 +101,23 @@ class Inspect(Tool):
         return ToolChunk.text(_report(name, value), metadata={"name": name})
 
 
+#: C-level callables: reading them on a class or an instance runs nothing of user code
+_ROUTINES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+             types.MethodDescriptorType, types.WrapperDescriptorType,
+             types.ClassMethodDescriptorType, types.MethodWrapperType)
+_TYPE_MRO = type.__dict__["__mro__"]
+_TYPE_DICT = type.__dict__["__dict__"]
+
+
 def _is_descriptor(obj: Any) -> bool:
+    """Reading it on its owner runs code (a property, a descriptor of user code). Decided by
+    ``type(obj)`` and type's own getters: ``isinstance`` would read ``obj.__class__`` and a
+    metaclass's ``__getattribute__`` would answer ``t.__mro__`` (both user code)."""
     t = type(obj)
-    if t in (staticmethod, classmethod):
+    if t is staticmethod or t is classmethod or issubclass(t, _ROUTINES):
         return False
-    return any("__get__" in k.__dict__ for k in t.__mro__ if k is not object) and \
-        not _inspect.isfunction(obj) and not _inspect.isbuiltin(obj) and \
-        not _inspect.ismethoddescriptor(obj)
+    return any("__get__" in _TYPE_DICT.__get__(k, type)
+               for k in _TYPE_MRO.__get__(t, type) if k is not object)
 
 
 def _type_name(value: Any) -> str:
@@ -138,8 +149,7 @@ def _report(name: str, value: Any) -> str:
                                            "range"):
         lines.append(f"len: {len(value)}")
     family = kind.family or ""
-    if family.startswith(("function:", "class:")) or callable(value) and \
-            _inspect.isroutine(value):
+    if family.startswith(("function:", "class:")) or issubclass(type(value), _ROUTINES):
         doc = _inspect.getattr_static(value, "__doc__", None)
         if isinstance(doc, str) and doc.strip():
             lines.append("doc: " + doc.strip().splitlines()[0][:200])

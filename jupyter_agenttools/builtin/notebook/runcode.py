@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import ToolExecutionError
 from ...pycode import CodeAnalysis, NamespaceNames, analyze
-from ...pycode.rules import allow_rule_matches, deny_rule_matches, glob_matcher
+from ...pycode.rules import allow_rule_analysis, deny_rule_matches, glob_matcher
 from ...tools.base import Tool, ToolChunk, ToolResultState, text_block
 from .execute import execute
 from .host import NotebookHost
@@ -99,12 +99,7 @@ class RunCode(Tool):
             return True
         if context is None:
             return False
-        from ...permission.effects import check_effect
-        from ...permission.types import PermissionBehavior
-
-        return all(e.path is not None and check_effect(
-            _path_effect(e), context, self.name).behavior is PermissionBehavior.ALLOW
-            for e in analysis.reads)
+        return self._reads_are_harmless(analysis, context)
 
     def _remember(self, tool_input: Mapping[str, Any], read_only: bool) -> None:
         code = tool_input.get("code")
@@ -153,8 +148,22 @@ class RunCode(Tool):
                 transformed = self.host.transform(code)
             except Exception:
                 transformed = code
-            return allow_rule_matches(rule.specifier, transformed, self.names())
+            vouched = allow_rule_analysis(rule.specifier, transformed, self.names())
+            if not vouched.read_only:
+                return False
+            # the rule names calls, not files: what the code reads is checked as when no rule
+            # is involved (``model.predict(X); open("/etc/hostname").read()`` asks)
+            return self._reads_are_harmless(vouched, context)
         return deny_rule_matches(rule.specifier, self.analysis(tool_input))
+
+    def _reads_are_harmless(self, analysis: CodeAnalysis,
+                            context: "PermissionContext") -> bool:
+        from ...permission.effects import check_effect
+        from ...permission.types import PermissionBehavior
+
+        return all(e.path is not None and check_effect(
+            _path_effect(e), context, self.name).behavior is PermissionBehavior.ALLOW
+            for e in analysis.reads)
 
     def suggest_rules(self, tool_input: Mapping[str, Any],
                       context: "PermissionContext") -> list["PermissionRule"]:

@@ -19,7 +19,7 @@ from .scanner import REQUIRED, Option, scan
 __all__ = ["awk", "program_problem"]
 
 _AWK = options(
-    "bcPMNnOsStrhVgCDY", "F",
+    "bcPMNnOsStrhVgCY", "F",
     "characters-as-bytes traditional posix bignum use-lc-numeric non-decimal-data optimize "
     "no-optimize sandbox re-interval lint-old gen-pot copyright csv help version",
     "field-separator",
@@ -36,6 +36,10 @@ _AWK = options(
         "-o|--pretty-print": veto("writes the program to a file", 2),
         "-p|--profile": veto("writes a profile to a file", 2),
         "-L|--lint": Option(2),
+        # gawk -D[FILE]: the debugger reads commands from stdin (or FILE, `-Dc` is the file
+        # c): `eval "system(…)"`, `dump FILE`, `save FILE` run programs and write files
+        "-D|--debug": veto("starts gawk's debugger, whose commands (from stdin or a file) "
+                           "can run programs and write files", 2),
         "-W": veto("mawk/gawk -W options can load code or write files", REQUIRED),
     },
     complete=False)

@@ -258,6 +258,10 @@ def git(argv: list[Word]) -> Effects:
             if found.value and "%G" in found.value:
                 effects.no(f"{label} {found.name}: the %G placeholders run gpg to verify "
                            "signatures")
+            elif found.value and "%(signature" in found.value:
+                # ref-filter's `signature` atom (for-each-ref, branch, tag; git 2.49)
+                effects.no(f"{label} {found.name}: %(signature…) runs gpg to verify "
+                           "signatures")
     check = _SUB_CHECKS.get(sub)
     if check is not None:
         check(parsed, effects, label)

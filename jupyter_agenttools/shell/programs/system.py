@@ -135,16 +135,60 @@ def subcommands(forms: set[tuple[str, ...]], reason: str,
     return check
 
 
+# procps ps (`ps --help all`). Options are allow-listed because ps re-reads a command line it
+# cannot parse the SysV way BSD-style (`ps -axe` is `ps axe`, `ps -uxe` too when there is no
+# user "xe"), and the BSD flag `e` prints every process's environment, where API keys live.
+_PS_SYSV_FLAGS = frozenset("AaedNfFjlMwyZcHLmPTV")
+_PS_SYSV_VALUES = frozenset("CGgOopqstUuk")
+_PS_BSD_FLAGS = frozenset("axTrjlsuvXfwchnSmHLVZ")  # not `e`: the environment
+_PS_BSD_VALUES = frozenset("OopqtUk")
+_PS_LONG_FLAGS = frozenset({"--forest", "--headers", "--no-headers", "--cumulative", "--help",
+                            "--version", "--deselect", "--context", "--info"})
+_PS_LONG_VALUES = frozenset({"--pid", "--ppid", "--quick-pid", "--sid", "--tty", "--user",
+                             "--User", "--group", "--Group", "--sort", "--format", "--cols",
+                             "--columns", "--width", "--rows", "--lines"})
+
+
 def ps(argv: list[Word]) -> Effects:
-    for word in argv[1:]:
-        value = word.value
+    words = argv[1:]
+    i = 0
+    while i < len(words):
+        value = words[i].value
+        i += 1
         if value is None:
             return _no("an argument decided at run time")
-        # BSD-style `ps e` / `ps auxe` print every process's environment (API keys)
-        if not value.startswith("-") and "e" in value and value.isalpha():
-            return _no("ps e shows the environment of every process, where API keys live")
-        if value.startswith(("-o", "--format", "-O", "o")) and "environ" in value:
-            return _no("ps shows process environments")
+        if value.startswith("--"):
+            name = value.split("=", 1)[0]
+            if name in _PS_LONG_VALUES:
+                i += "=" not in value  # the value is the next word
+            elif name not in _PS_LONG_FLAGS:
+                return _no(f"ps {name} is not a known listing option")
+            continue
+        if value.replace(",", "").isdigit():
+            continue  # process ids
+        dash = value.startswith("-")
+        flags = _PS_SYSV_FLAGS if dash else _PS_BSD_FLAGS
+        takes = _PS_SYSV_VALUES if dash else _PS_BSD_VALUES
+        letters = value[1:] if dash else value
+        if not letters:
+            return _no("ps: an empty option")
+        for position, letter in enumerate(letters):
+            if letter in takes:
+                attached = letters[position + 1:]
+                if not attached:
+                    i += 1  # the value is the next word
+                elif "e" in attached:
+                    # `-uxe`: a value ps may fail to look up, then re-read as BSD flags
+                    return _no("ps: an attached value ps may re-read as flags (e shows "
+                               "every process's environment)")
+                break
+            if letter not in flags:
+                if letter == "e" and not dash:
+                    return _no("ps e shows the environment of every process, where API "
+                               "keys live")
+                return _no(f"ps {value}: {letter!r} is not a known listing option (ps "
+                           "may then re-read the options BSD-style, where e shows "
+                           "environments)")
     return _yes("lists processes")
 
 
