@@ -24,7 +24,7 @@ import inspect
 import reprlib
 import sys
 import types
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeGuard, TypeVar, overload
 
 from .kinds import UNKNOWN, Kind
 from .tables import FUNCTIONS, LIBRARY_MODULES, callable_entry
@@ -70,7 +70,14 @@ for _index in ("Index", "RangeIndex", "MultiIndex", "DatetimeIndex", "Categorica
                "IntervalIndex", "PeriodIndex", "TimedeltaIndex"):
     _LIBRARY_TYPES["pandas." + _index] = "pandas"
 
-def _is(value: Any, kinds: type | tuple[type, ...]) -> bool:
+_T = TypeVar("_T")
+
+
+@overload
+def _is(value: object, kinds: type[_T]) -> TypeGuard[_T]: ...
+@overload
+def _is(value: object, kinds: tuple[type, ...]) -> bool: ...
+def _is(value: object, kinds: type | tuple[type, ...]) -> bool:
     """``isinstance`` by the exact type: ``isinstance`` itself falls back to reading
     ``value.__class__``, which a property or a ``__getattribute__`` of user code answers
     (running it); ``issubclass`` of ``type(value)`` against built-in types is C code only."""
@@ -79,11 +86,11 @@ def _is(value: Any, kinds: type | tuple[type, ...]) -> bool:
 
 def _static_mro(t: type) -> tuple[type, ...]:
     """A class's MRO read with type's own getter (a metaclass's __getattribute__ never runs)."""
-    return _TYPE_MRO.__get__(t, type)  # type: ignore[no-any-return]
+    return _TYPE_MRO.__get__(t, type)
 
 
 def _static_dict(t: type) -> Mapping[str, Any]:
-    return _TYPE_DICT.__get__(t, type)  # type: ignore[no-any-return]
+    return _TYPE_DICT.__get__(t, type)
 
 
 def _is_one_of(t: Any, candidates: tuple[Any, ...]) -> bool:
