@@ -107,8 +107,9 @@ class LocalBackend(BackendBase):
                 await queue.put((name, chunk))
             await queue.put(None)
 
-        readers = [asyncio.ensure_future(pump("stdout", proc.proc.stdout)),  # type: ignore
-                   asyncio.ensure_future(pump("stderr", proc.proc.stderr))]  # type: ignore
+        # stdout/stderr are pipes: the process was started with stdout=PIPE, stderr=PIPE
+        readers = [asyncio.ensure_future(pump("stdout", proc.proc.stdout)),  # type: ignore[arg-type]
+                   asyncio.ensure_future(pump("stderr", proc.proc.stderr))]  # type: ignore[arg-type]
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + max(0.0, float(timeout))
         open_streams = 2
