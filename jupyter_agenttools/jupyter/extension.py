@@ -321,8 +321,44 @@ class AgentSession:
             model = "none yet (%agent model openai:NAME)"
         source = self.mode_source()
         mode = f"{self.engine.mode}" + ("" if source == "built-in default" else f" ({source})")
+        trust = " · project settings not trusted (%agent trust)" if self.trust_pending() \
+            else ""
         return (f"jupyter_agenttools: mode {mode} · "
-                f"model {model} · project {self.display_project()} · %agent help")
+                f"model {model} · project {self.display_project()}{trust} · %agent help")
+
+    def trust_pending(self) -> bool:
+        """Does the project hold settings that count only once the user trusts it?"""
+        try:
+            trust = self.settings.merged.trust
+        except Exception:  # a corrupt settings file: said elsewhere
+            return False
+        return trust is not None and trust.needed and not trust.trusted
+
+    def untrusted_hint(self, ask: Any) -> str:
+        """For a question: the project's held-back allow rule that would approve this call, in
+        words ('' when there is none). Only a hint for the person: the decision is the
+        engine's, and an untrusted rule never allows anything."""
+        if not self.trust_pending():
+            return ""
+        from ..permission.rules import load_rule, rule_matches
+
+        tool = getattr(ask, "tool_obj", None)
+        tool_input = ask.input if isinstance(getattr(ask, "input", None), dict) else None
+        if tool is None or tool_input is None or getattr(ask.decision, "bypass_immune", False):
+            return ""
+        for item in self.settings.merged.ignored:
+            if item["key"] != "allow" or item["layer"] not in ("project", "local"):
+                continue
+            try:
+                rule = load_rule(item["value"], "allow", item["file"])
+                if not rule_matches(rule, tool, tool_input, self.engine.context):
+                    continue
+            except Exception:  # a rule this tool cannot read: no hint from it
+                continue
+            return (f"The project's rule {rule.text} "
+                    f"({self.display_path(item['file'])}) would allow it, but this folder is "
+                    "not trusted yet: %agent trust, or Trust this folder in the agent panel.")
+        return ""
 
     def display_project(self) -> str:
         home = Path.home()
@@ -425,7 +461,8 @@ class AgentSession:
                 if earlier else "")
         panel = RunPanel(title=title, on_cancel=run.cancel,
                          settings_file=self.display_path(self.settings.path("local")),
-                         mode=str(agent.engine.mode), cwd=os.getcwd(), note=note)
+                         mode=str(agent.engine.mode), cwd=os.getcwd(), note=note,
+                         hint=self.untrusted_hint, untrusted=self.trust_pending)
         self.runs.append(run)
         self.panels[id(run)] = panel
         panel.bind(run)

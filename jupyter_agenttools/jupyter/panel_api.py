@@ -39,9 +39,10 @@ def project_state(kernel_ids: list[str], project: str) -> dict[str, Any] | None:
 
 def _settings_mode(app_settings: dict[str, Any], state: dict[str, Any]) -> None:
     """A kernel writes its state when something happens in it; a settings file edited meanwhile
-    (in the panel, an editor) changes the mode of a kernel without a session override at once:
-    read it here."""
-    if state.get("session_override") or not state.get("project_dir"):
+    (in the panel, an editor) or a trust given (the panel's button, ``agenttools trust``)
+    changes the mode of a kernel without a session override at once: read it here, and whether
+    the project's settings wait for trust (``trust_pending``)."""
+    if not state.get("project_dir"):
         return
     store = kernel_project_store(app_settings, state)
     try:
@@ -49,6 +50,10 @@ def _settings_mode(app_settings: dict[str, Any], state: dict[str, Any]) -> None:
         merged = store.merged
     except Exception as exc:  # a corrupt file: the kernel's own view, and why
         state["settings_error"] = str(exc)
+        return
+    trust = merged.trust
+    state["trust_pending"] = bool(trust is not None and trust.needed and not trust.trusted)
+    if state.get("session_override"):
         return
     mode = merged.mode.value if merged.mode is not None else "default"
     state["mode"] = state["settings_mode"] = mode

@@ -177,15 +177,18 @@ class QuestionCard(_FixedRepr, W.VBox):
 
     ``ask`` is a PendingAsk: ``tool``, ``input``, ``decision``, ``answer(choice, rule=,
     message=)``, ``answered``, ``choice``. ``settings_file`` is where "Always allow" writes,
-    ``mode`` the engine's mode (for the plain-words reason) and ``cwd`` where relative paths of
-    the diff preview start.
+    ``mode`` the engine's mode (for the plain-words reason), ``cwd`` where relative paths of
+    the diff preview start, ``hint`` a sentence added to the reason (what the project's
+    untrusted settings would have done with this call), and ``untrusted`` says the project's
+    settings wait for trust: a rule "Always allow" saves there counts only once it is trusted.
     """
 
     _fixed_repr = "<agent question>"
 
     def __init__(self, ask: PendingAsk, settings_file: str | None = None, mode: str | None = None,
-                 cwd: str = "."):
+                 cwd: str = ".", hint: str = "", untrusted: bool = False):
         self.ask = ask
+        self.untrusted = untrusted
         decision = ask.decision
         tool_name = getattr(ask.tool, "name", None) or str(ask.tool)
         safety = bool(getattr(decision, "bypass_immune", False))
@@ -210,7 +213,7 @@ class QuestionCard(_FixedRepr, W.VBox):
             self.code.add_class("agenttools-preview")
         else:
             self.code = W.HTML(_code(format_input(ask.input)))
-        why = plain_reason(decision, mode)
+        why = " ".join(part for part in (plain_reason(decision, mode), hint) if part)
         self.reason = W.HTML(f'<span class="agenttools-why">{html.escape(why)}</span>'
                              if why else "")
 
@@ -233,6 +236,8 @@ class QuestionCard(_FixedRepr, W.VBox):
                 "Allow for this session", "allow_session",
                 "Allow calls matching the rule until the kernel restarts [2]", "info"))
             where = f" (saved to {settings_file})" if settings_file else ""
+            if untrusted:
+                where += "; it counts once you trust this folder (%agent trust)"
             self.buttons.append(self._button(
                 "Always allow", "always", f"Allow calls matching the rule from now on{where} [3]",
                 ""))
@@ -252,7 +257,9 @@ class QuestionCard(_FixedRepr, W.VBox):
         if suggestions:
             file_text = (f"<code>{html.escape(settings_file)}</code>" if settings_file
                          else "this kernel only")
-            where_line = ('<small>"Always allow" saves the rule to ' + file_text
+            trust_note = (" — this folder is not trusted yet, so a saved rule counts only once "
+                          "you trust it (%agent trust)" if untrusted else "")
+            where_line = ('<small>"Always allow" saves the rule to ' + file_text + trust_note
                           + '; "for this session" keeps it until the kernel restarts. '
                           'Keys: 1 once · 2 session · 3 always · 4 deny.</small>')
         elif not safety:
@@ -334,6 +341,8 @@ class QuestionCard(_FixedRepr, W.VBox):
         rule = getattr(self.ask, "rule", None)
         if choice in ("always", "allow_session") and rule is not None:
             label += f" ({getattr(rule, 'text', rule)})"
+        if choice == "always" and self.untrusted:
+            label += "; saved, counts once you trust this folder (%agent trust)"
         message = getattr(self.ask, "message", None)
         if choice == "deny" and message:
             label += f': "{message}"'
@@ -350,14 +359,19 @@ class RunPanel(_FixedRepr, W.VBox):
     """The whole run: a status line with a Cancel button, then the transcript.
 
     ``show()`` displays it (with a display id); when the run ends, that output is replaced by
-    the run's Markdown transcript, which survives saving the notebook."""
+    the run's Markdown transcript, which survives saving the notebook. ``hint(ask)`` adds a
+    sentence to a question's reason, ``untrusted()`` says the project waits for trust (see
+    QuestionCard)."""
 
     _fixed_repr = "<agent run panel>"
 
     def __init__(self, title: str = "agent", on_cancel: Callable[[], Any] | None = None,
                  settings_file: str | None = None, mode: str | None = None,
-                 cwd: str = ".", note: str = ""):
+                 cwd: str = ".", note: str = "", hint: Callable[[Any], str] | None = None,
+                 untrusted: Callable[[], bool] | None = None):
         self.settings_file = settings_file
+        self.hint = hint
+        self.untrusted = untrusted
         self.mode = mode
         self.cwd = cwd
         self.note = note
@@ -438,7 +452,9 @@ class RunPanel(_FixedRepr, W.VBox):
         card = self._cards.get(key)
         if card is None:
             self.end_text()
-            card = QuestionCard(ask, self.settings_file, mode=self.mode, cwd=self.cwd)
+            card = QuestionCard(ask, self.settings_file, mode=self.mode, cwd=self.cwd,
+                                hint=self.hint(ask) if self.hint is not None else "",
+                                untrusted=self.untrusted is not None and self.untrusted())
             self._cards[key] = card
             view = self.tool_view(getattr(ask, "call_id", None))
             if view is not None:  # the question sits with its call, above the call's output

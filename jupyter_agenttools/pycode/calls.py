@@ -22,7 +22,7 @@ from .nodes import (
     keyword,
     segment,
 )
-from .tables import DESTINATIONS, FUNCTIONS, METHODS, POSITIONAL_LIMITS, Entry, never_reason
+from .tables import FUNCTIONS, GUARDED_KEYWORDS, METHODS, POSITIONAL_LIMITS, Entry, never_reason
 from .values import callable_function, is_submodule, out_position
 
 READ_MODES = frozenset({"r", "rb", "rt", "br", "tr"})
@@ -179,10 +179,11 @@ class Walker(ExpressionWalker):
                      callee: str) -> None:
         """Arguments that say where a result is written (``out=``, ``buf=``, ``inplace=``;
         numpy's positional ``out``, ``to_string``'s positional ``buf``): refused, whatever
-        the entry (``tables.DESTINATIONS``, ``POSITIONAL_LIMITS``)."""
+        the entry (``tables.GUARDED_KEYWORDS``, ``POSITIONAL_LIMITS``)."""
         for kw in node.keywords:
-            if kw.arg in DESTINATIONS and not (entry.check == "inplace" and kw.arg == "inplace"):
-                harmless, why = DESTINATIONS[kw.arg]
+            if kw.arg in GUARDED_KEYWORDS and not (entry.check == "inplace"
+                                                   and kw.arg == "inplace"):
+                harmless, why = GUARDED_KEYWORDS[kw.arg]
                 if not (isinstance(kw.value, ast.Constant)
                         and any(kw.value.value is v or (isinstance(v, str) and kw.value.value == v)
                                 for v in harmless)):
@@ -466,6 +467,15 @@ class Walker(ExpressionWalker):
                 return UNKNOWN
             target = posixpath.join(target, glob_root(kinds[0].value))
         self.effects.append(Effect(entry.effect or "read", target))
+        return None
+
+    def check_finite(self, node: ast.Call, entry: Entry, receiver: Kind | None,
+                     callee: str) -> Kind | None:
+        self._plain_args(node, f"`{callee}` works on its arguments")
+        if len(node.args) + len(node.keywords) < 2 or any(
+                isinstance(a, ast.Starred) for a in node.args):
+            self.fail(node, f"`{callee}` without a count never ends: consuming it loops in C, "
+                            f"where no interrupt reaches")
         return None
 
     def check_format(self, node: ast.Call, entry: Entry, receiver: Kind | None,

@@ -29,14 +29,16 @@ checked (the checks are implemented in ``calls.py``):
 ``no_buf``     ``deep``, and no ``buf=`` (``df.info(buf=f)`` writes into ``f``)
 ``stat_path``  the receiver is a ``Path`` whose value is known: a read of that path
 ``call_self``  ``deep``; calling the receiver itself (``df.plot(...)``)
+``finite``     ``deep``, with a count (``itertools.repeat(x, 3)``; without one it never ends)
 ``format``     ``deep``, and the template is a known string whose fields are plain names or
                positions (``"{0.__class__}"`` would read attributes, dunders included)
 =============  ==================================================================================
 
-Every entry, whatever its check, refuses the keywords of ``DESTINATIONS`` (``out=``, ``buf=``,
-``inplace=``, ``mmap_mode=``: they name where a result is written) unless their value is a
-harmless literal, and the positional arguments past ``POSITIONAL_LIMITS`` (``arr.sum(0, None,
-out)``, ``df.to_string("x.txt")``, ``np.add(a, b, out)``: numpy functions are looked up by their
+Every entry, whatever its check, refuses the keywords of ``GUARDED_KEYWORDS`` (``out=``,
+``buf=``, ``inplace=``, ``mmap_mode=``: they name where a result is written; ``backend=``: a
+module pandas imports) unless their value is a harmless literal, and the positional arguments
+past ``POSITIONAL_LIMITS`` (``arr.sum(0, None, out)``, ``df.to_string("x.txt")``,
+``np.add(a, b, out)``: numpy functions are looked up by their
 signature, see ``values.out_position``).
 
 A function handed to code that calls it (``map``, ``sorted``'s ``key``, ``groupby``, a reader's
@@ -53,7 +55,7 @@ from typing import Iterable
 
 __all__ = ["Entry", "FUNCTIONS", "METHODS", "ATTRIBUTES", "NEVER", "NEVER_MODULES",
            "LIBRARY_MODULES", "SECRET_WORDS", "WRITERS", "never_reason", "CALLABLE_CHECKS",
-           "DESTINATIONS", "POSITIONAL_LIMITS", "callable_entry"]
+           "GUARDED_KEYWORDS", "POSITIONAL_LIMITS", "callable_entry"]
 
 
 @dataclass(frozen=True)
@@ -166,11 +168,16 @@ FUNCTIONS["glob.glob"] = Entry("list", "lists files matching a pattern: a read o
                                "read_path", "search")
 _functions("pure functions of the text it is given", ["dedent", "indent", "shorten", "wrap",
                                                        "fill"], None, prefix="textwrap.")
+# not count, cycle, and repeat without a count: endless iterators, and list()/sum()/max() of
+# one loops in C, where the interrupt RunCode's timeout sends never arrives (the kernel hangs)
 _functions("pure functions building iterators over values it is given", [
     "accumulate", "chain", "combinations", "combinations_with_replacement", "compress",
-    "count", "cycle", "dropwhile", "groupby", "islice", "pairwise", "permutations", "product",
-    "repeat", "starmap", "takewhile", "zip_longest",
+    "dropwhile", "groupby", "islice", "pairwise", "permutations", "product", "starmap",
+    "takewhile", "zip_longest",
 ], None, prefix="itertools.")
+FUNCTIONS["itertools.repeat"] = Entry(
+    None, "repeats a value a given number of times (never without one: an endless iterator)",
+    "finite")
 _functions("builds a container from the values it is given",
            ["Counter", "OrderedDict", "deque", "defaultdict", "namedtuple"], None,
            prefix="collections.")
@@ -426,13 +433,16 @@ def callable_entry(entry: Entry | None) -> bool:
     return entry is not None and entry.check in CALLABLE_CHECKS and entry.effect is None
 
 
-#: keyword -> (the literal values that leave everything as it was, why another value writes)
-DESTINATIONS: dict[str, tuple[tuple[object, ...], str]] = {
+#: keyword -> (the literal values that leave everything as it was, why another value is not
+#: read-only): where a result is written, or what else is loaded and run
+GUARDED_KEYWORDS: dict[str, tuple[tuple[object, ...], str]] = {
     "out": ((None,), "out= writes the result into an existing array (changes it in place)"),
     "buf": ((None,), "buf= writes the text into a file or buffer"),
     "inplace": ((False,), "inplace= changes the data in place"),
     "mmap_mode": ((None, "r", "c"), "mmap_mode= other than 'r'/'c' maps the file writable "
                   "('w+' truncates it)"),
+    # pandas imports any module named as a plotting backend: df.plot(backend="this") runs it
+    "backend": ((None, "matplotlib"), "backend= imports a module by name (runs its code)"),
 }
 
 #: receiver family -> method -> how many positional arguments it takes before the one that
@@ -496,6 +506,10 @@ NEVER: dict[str, str] = {
     "os.getenv": "reads environment variables, which hold credentials",
     "posix.getenv": "reads environment variables, which hold credentials",
     "os.environ": "reads environment variables, which hold credentials",
+    # the same variables as bytes, reachable as an attribute of modules that import posix
+    # (shutil.posix.environ)
+    "posix.environ": "reads environment variables, which hold credentials",
+    "nt.environ": "reads environment variables, which hold credentials",
 }
 
 #: modules whose every function is refused, and why (the reason shown for any of their calls)

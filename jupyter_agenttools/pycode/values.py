@@ -398,8 +398,41 @@ def _array_deep(array: Any, budget: _Budget, depth: int, seen: set[int]) -> bool
     return all(_describe(x, budget, depth + 1, seen).deep for x in array.flat)
 
 
+#: pandas' own instance attributes that hold only pandas internals (the data manager, flags,
+#: caches): the other ones (``_attrs``, ``_name``, ``_names``, anything user code stored with
+#: ``df.x = …``) are shown or read and must be trusted values too
+_PANDAS_INTERNALS = frozenset({"_mgr", "_flags", "_cache", "_id", "_range", "_codes",
+                               "_levels", "_references", "_item_cache", "_data", "_freq"})
+
+
+def _pandas_extras_deep(obj: Any, budget: _Budget, depth: int, seen: set[int]) -> bool:
+    """A Series's name, an index's names, ``df.attrs``, attributes stored on the object: a
+    repr shows them (``Name: …``), ``df.x`` reads them."""
+    try:
+        stored = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return True
+    for key, value in stored.items():
+        if type(key) is not str or key in _PANDAS_INTERNALS:
+            continue
+        if not _describe(value, budget, depth + 1, seen).deep:
+            return False
+    return True
+
+
 def _pandas_deep(obj: Any, budget: _Budget, depth: int, seen: set[int]) -> bool:
-    """Every value and label is a trusted scalar (object columns are checked one by one)."""
+    """Every value and label is a trusted scalar (object columns are checked one by one), and
+    so is what the object shows or stores besides (names, attrs, stored attributes)."""
+    parts = [obj]
+    for axis in ("index", "columns"):
+        try:
+            part = object.__getattribute__(obj, axis)
+        except AttributeError:
+            continue
+        if _real_library_type(type(part)) is not None:
+            parts.append(part)
+    if not all(_pandas_extras_deep(p, budget, depth, seen) for p in parts):
+        return False
     name = canonical_name(type(obj))
     if name == "pandas.DataFrame":
         for i, dtype in enumerate(obj.dtypes):

@@ -315,6 +315,9 @@ def _effects(cmd: Command, plain: bool = False) -> Effects:
             if not changed:
                 e.no(f"{name}=… changes what runs or what it reads")
                 changed = True
+                if e.cwd is not None:
+                    # `CDPATH=/etc cd x`, `HOME=/etc cd`: where cd goes is decided at run time
+                    e.cwd = Word(e.cwd.text, None)
             # the library, start-up file or directory it names (`LD_PRELOAD=/tmp/x.so`,
             # `BASH_ENV=~/.ssh/id_rsa`): a possible read, seen by Read rules and key checks
             _assigned_paths(value, e)

@@ -28,6 +28,8 @@ export const shieldIcon = new LabIcon({ name: 'jupyter-agenttools:shield', svgst
 const COMMAND_OPEN = 'agenttools:open-permissions';
 /** How often the running kernels' agent state is read (the badge and the panel). */
 const KERNELS_POLL_MS = 2500;
+/** How long "Question closed" shows in place of a question's notification. */
+const NOTICE_CLOSE_MS = 2500;
 
 type WithSession = Widget & { sessionContext?: ISessionContext };
 
@@ -109,22 +111,34 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     // A notification for every question that appears, with a way to it; it goes away when
     // the question is answered (wherever) or closed.
-    const notices = new Map<string, string>();
+    const notices = new Map<string, { notice: string; text: string }>();
     kernels.changed.connect(() => {
       for (const { kernel, question } of kernels.newQuestions()) {
         const where = kernel.notebook ?? `kernel ${kernel.id.slice(0, 8)}`;
-        notices.set(question.id, Notification.warning(
-          `The agent asks: ${question.title} (${where})`, {
+        const text = `${question.title} (${where})`;
+        notices.set(`${kernel.id} ${question.id}`, {
+          notice: Notification.warning(`The agent asks: ${text}`, {
             autoClose: false,
             actions: [{ label: 'Show', callback: () => void showQuestion(kernel, question.id) }]
-          }));
+          }),
+          text
+        });
       }
-      const open = new Set(kernels.pending.map(p => p.question.id));
-      for (const [id, notice] of notices) {
-        if (!open.has(id) && !kernels.error) {
-          Notification.dismiss(notice);
-          notices.delete(id);
+      // question ids count per kernel ("ask-1" in every kernel): the key names both
+      const open = new Set(kernels.pending.map(p => `${p.kernel.id} ${p.question.id}`));
+      for (const [id, { notice, text }] of notices) {
+        if (open.has(id) || kernels.error) {
+          continue;
         }
+        // "Question closed" for a moment, then off the list: the toast closes by itself
+        // (autoClose), not only through the dismissal (a toast was once seen to stay on
+        // screen after its notification had been dismissed; not reproduced since).
+        Notification.update({
+          id: notice, message: `Question closed: ${text}`, type: 'info',
+          autoClose: NOTICE_CLOSE_MS, actions: []
+        });
+        window.setTimeout(() => Notification.dismiss(notice), 3 * NOTICE_CLOSE_MS);
+        notices.delete(id);
       }
       follow();
     });

@@ -30,6 +30,8 @@ export interface IAgentState {
   pending: IPendingQuestion[];
   runs: { active: number; total: number };
   updated: number;
+  /** the project's settings hold allow rules, a mode or directories not trusted yet */
+  trust_pending?: boolean;
   [key: string]: unknown;
 }
 
@@ -92,8 +94,11 @@ export class KernelsModel {
 
   /** Questions that appeared since the last call (for notifications). */
   newQuestions(): { kernel: IKernelInfo; question: IPendingQuestion }[] {
-    const fresh = this.pending.filter(p => !this._seen.has(p.question.id));
-    this._seen = new Set(this.pending.map(p => p.question.id));
+    // question ids count per kernel ("ask-1" in every kernel): the key names both
+    const key = (p: { kernel: IKernelInfo; question: IPendingQuestion }): string =>
+      `${p.kernel.id} ${p.question.id}`;
+    const fresh = this.pending.filter(p => !this._seen.has(key(p)));
+    this._seen = new Set(this.pending.map(key));
     return fresh;
   }
 

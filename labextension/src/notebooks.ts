@@ -13,6 +13,8 @@ export interface INotebooksHost {
   /** Show this project's settings, rules and audit below. */
   selectProject(project: string): void;
   readonly selectedProject: string;
+  /** Show this project's settings with its trust (and Trust button) in view. */
+  showTrust(project: string): void;
 }
 
 function basename(path: string): string {
@@ -67,6 +69,16 @@ function usageLine(raw: unknown): HTMLElement | null {
   }, 'usage ', h('span', {}, usageText(usage.total)));
 }
 
+/** "Review and trust…": shows the project below, where its Trust button is. */
+function trustLink(project: string, host: INotebooksHost): HTMLElement {
+  const link = h('button', {
+    class: 'agenttools-link agenttools-review-trust',
+    title: `Show the settings of ${project} and what trusting it would turn on`
+  }, 'Review and trust…');
+  link.addEventListener('click', () => host.showTrust(project));
+  return link;
+}
+
 function kernelCard(kernel: IKernelInfo, host: INotebooksHost): HTMLElement {
   const agent = kernel.agent!;
   const name = kernel.notebook ? basename(kernel.notebook) : `kernel ${kernel.id.slice(0, 8)}`;
@@ -93,6 +105,12 @@ function kernelCard(kernel: IKernelInfo, host: INotebooksHost): HTMLElement {
         kernel.execution_state)),
     h('div', { class: 'agenttools-kernel-line' }, 'project ', project),
     modeLine,
+    agent.trust_pending
+      ? h('div', { class: 'agenttools-kernel-untrusted' },
+        '⚠ This project\'s settings are not trusted yet: their allow rules, mode and ' +
+        'directories do not count. ',
+        trustLink(agent.project_dir, host))
+      : null,
     h('div', { class: 'agenttools-kernel-line' }, 'model ',
       h('code', { class: 'agenttools-kernel-model' }, agent.model)),
     NO_MODEL.test(agent.model)

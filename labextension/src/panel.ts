@@ -13,10 +13,11 @@ import { IKernelInfo, KernelsModel } from './kernels';
 import { AgentToolsModel } from './model';
 import { INotebooksHost, renderNotebooks } from './notebooks';
 import {
-  ApiError,
   IAudit,
   IDecision,
+  IIgnored,
   IRule,
+  ISettings,
   IValidation,
   requestAPI,
   sendJSON
@@ -39,17 +40,25 @@ const AGENTS = ['agenttools', 'claude-code', 'codex', 'gemini-cli'];
 /** How often the audit view re-reads the log while the panel is shown. */
 const AUDIT_REFRESH_MS = 3000;
 
-/**
- * The trust route of the permission part (`GET/POST <baseUrl>/agenttools/trust`). HOOK: the
- * button appears only when the server answers GET with `{"trusted": boolean}`; until that
- * route exists (404) there is no button.
- */
+/** The trust route of the permission part (`POST <baseUrl>/agenttools/trust`). */
 const TRUST_ROUTE = 'trust';
 
-interface ITrust {
-  trusted: boolean;
-  project?: string;
-  reason?: string;
+/** "2026-12-03T21:30:00+00:00" as "2026-12-03 21:30 UTC" (what a person reads). */
+function shortTime(iso: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
+  return match ? `${match[1]} ${match[2]}${iso.endsWith('+00:00') ? ' UTC' : ''}` : iso;
+}
+
+/** A held-back part of a settings file as a person reads it: `allow Bash(make:*)`. */
+function heldText(item: IIgnored): string {
+  const value = typeof item.value === 'string' ? item.value : JSON.stringify(item.value);
+  return `${item.key === 'additional_directories' ? 'directory' : item.key} ${value}`;
+}
+
+/** The mark of a rule or mode that is in a file but does not count; the reason on hover. */
+function heldBadge(why: string): HTMLElement {
+  const short = why.includes('trust') ? 'not in force: folder not trusted' : 'not in force';
+  return h('span', { class: 'agenttools-held-back', title: why }, short);
 }
 
 function shortPath(file: string, root: string): string {
@@ -112,7 +121,11 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
     this.model.project = project === this.kernels.serverProject ? '' : project;
     this._renderKernels();
     void this.loadAudit();
-    void this._loadTrust();
+  }
+
+  showTrust(project: string): void {
+    this.selectProject(project);
+    this._trust.scrollIntoView({ block: 'center' });
   }
 
   /** Follow the current notebook's project, unless the person chose one. */
@@ -137,7 +150,6 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
     void this.model.refresh();
     void this.kernels.refresh();
     void this.loadAudit();
-    void this._loadTrust();
     window.clearInterval(this._auditTimer);
     this._auditTimer = window.setInterval(() => {
       if (this.isVisible && !document.hidden) {
@@ -154,6 +166,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
 
   private _renderKernels(): void {
     this._notebooks.replaceChildren(renderNotebooks(this.kernels, this));
+    this._syncTrust();
     const projects = this.kernels.projects;
     const selected = this.selectedProject;
     if (selected && !projects.includes(selected)) {
@@ -163,40 +176,83 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
       option(p, p === this.kernels.serverProject ? `${p} (server)` : p, p === selected)));
   }
 
-  private async _loadTrust(): Promise<void> {
-    let trust: ITrust;
-    try {
-      trust = await requestAPI<ITrust>(TRUST_ROUTE, {}, this.model.query);
-    } catch (error) {
-      // 404: the trust route is not there (yet); anything else is shown
-      const missing = error instanceof ApiError && error.status === 404;
-      this._trust.replaceChildren(missing ? '' : h('div', { class: 'agenttools-check-error' },
-        (error as Error).message));
+  /**
+   * A trust given or taken elsewhere (`%agent trust` in a notebook, a terminal) shows in the
+   * kernels' state first (read every few seconds): re-read the settings then, once per change,
+   * rather than wait for their slower refresh.
+   */
+  private _syncTrust(): void {
+    const project = this.selectedProject;
+    const agent = this.kernels.agents.find(k => k.agent?.project_dir === project)?.agent;
+    const trust = this.model.settings?.trust;
+    if (!agent || !trust || typeof agent.trust_pending !== 'boolean') {
       return;
     }
-    if (typeof trust.trusted !== 'boolean') {
+    const key = `${project} ${agent.trust_pending}`;
+    if (agent.trust_pending !== (trust.needed && !trust.trusted) && key !== this._trustSeen) {
+      this._trustSeen = key;
+      void this.model.refresh();
+    }
+  }
+
+  /**
+   * The project's trust, from the settings answer (so `%agent trust` in a kernel or
+   * `agenttools trust` in a terminal shows here at the next refresh): nothing to trust, trusted
+   * (with a way to take it back), or not trusted — what is held back, and the button.
+   */
+  private _renderTrust(settings: ISettings): void {
+    const trust = settings.trust;
+    if (!trust) {
       this._trust.replaceChildren();
       return;
     }
-    if (trust.trusted) {
-      this._trust.replaceChildren(h('div', { class: 'agenttools-trusted' },
-        '✓ Trusted: this project\'s allow rules, mode and directories count.'));
+    this._trust.dataset.trusted = String(trust.trusted);
+    this._trust.dataset.needed = String(trust.needed);
+    if (!trust.needed) {
+      this._trust.replaceChildren(h('div', { class: 'agenttools-trust-none' },
+        'Trust: nothing to trust — this folder\'s settings have no allow rules, mode or ' +
+        'directories of their own.'));
       return;
     }
-    const button = h('button', { class: 'agenttools-trust-button jp-Button' },
-      'Trust this folder');
-    button.addEventListener('click', () => {
-      void this._act(async () => {
-        await sendJSON(TRUST_ROUTE, 'POST', { project: this.selectedProject }, this.model.query);
-        await this.model.refresh();
-        await this._loadTrust();
+    if (trust.trusted) {
+      const revoke = h('button', {
+        class: 'agenttools-untrust-button jp-Button',
+        title: 'Forget the trust: the folder\'s allow rules, mode and directories stop counting'
+      }, 'Stop trusting');
+      revoke.addEventListener('click', () => {
+        void this._act(() => this._setTrust({ trusted: false }));
       });
+      this._trust.replaceChildren(h('div', { class: 'agenttools-trusted' },
+        h('span', {}, '✓ Trusted' + (trust.trusted_at ? ` since ${shortTime(trust.trusted_at)}`
+          : '') + ': this folder\'s allow rules, mode and directories count.'),
+        revoke));
+      return;
+    }
+    const held = (settings.ignored ?? []).filter(item =>
+      (item.layer === 'project' || item.layer === 'local') && item.why.includes('trust'));
+    const button = h('button', {
+      class: 'agenttools-trust-button jp-Button jp-mod-styled jp-mod-accept',
+      title: `Trust ${trust.project} as its settings are now (recorded in your user settings)`
+    }, trust.changed ? 'Trust again' : 'Trust this folder');
+    button.addEventListener('click', () => {
+      // the hash of what is shown: if the files changed meanwhile the server refuses (409)
+      void this._act(() => this._setTrust({ trusted: true, sha256: trust.sha256 }));
     });
     this._trust.replaceChildren(h('div', { class: 'agenttools-untrusted' },
-      h('div', {}, trust.reason ??
-        'Not trusted: this project\'s deny and ask rules count, its allow rules, mode and ' +
-        'directories do not until you trust it.'),
-      button));
+      h('div', { class: 'agenttools-trust-title' }, trust.changed
+        ? '⚠ Changed since you trusted it: this folder\'s settings are not trusted now.'
+        : '⚠ This folder\'s settings are not trusted yet.'),
+      h('div', {}, 'Its deny and ask rules count already. Not in force until you trust it:'),
+      h('ul', { class: 'agenttools-held-list' }, ...held.map(item =>
+        h('li', { title: item.file }, h('code', {}, heldText(item)), ' ',
+          h('span', { class: 'agenttools-file' }, shortPath(item.file, settings.project_root))))),
+      h('div', { class: 'agenttools-row' }, button,
+        h('span', { class: 'agenttools-file' }, 'or %agent trust in the notebook'))));
+  }
+
+  private async _setTrust(body: Record<string, unknown>): Promise<void> {
+    await sendJSON(TRUST_ROUTE, 'POST', body, this.model.query);
+    await Promise.all([this.model.refresh(), this.kernels.refresh()]);
   }
 
   // --- settings: modes and rules --------------------------------------------------------------
@@ -219,6 +275,9 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
           ` from ${shortPath(settings.mode_source, root)}`)
         : h('span', { class: 'agenttools-file' }, ' (built-in default)')
     );
+    this._renderTrust(settings);
+    const heldModes = new Map((settings.ignored ?? []).filter(item => item.key === 'mode')
+      .map(item => [item.layer, item] as [string, IIgnored]));
 
     this._modes.replaceChildren(
       ...settings.layers.map(layer => {
@@ -238,10 +297,12 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
             this.model.setMode(layer.layer, select.value === '' ? null : select.value)
           );
         });
-        return h('div', { class: 'agenttools-mode-row' },
+        const held = heldModes.get(layer.layer);
+        return h('div', { class: 'agenttools-mode-row', 'data-layer': layer.layer },
           h('label', { for: select.id }, layer.layer), select,
           h('span', { class: 'agenttools-file', title: layer.file },
-            shortPath(layer.file, root)));
+            shortPath(layer.file, root)),
+          held ? heldBadge(held.why) : null);
       })
     );
 
@@ -271,13 +332,16 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
     remove.addEventListener('click', () => {
       void this._act(() => this.model.removeRule(rule));
     });
+    const active = rule.active !== false;
     return h('li', {
-      class: 'agenttools-rule',
+      class: 'agenttools-rule' + (active ? '' : ' agenttools-rule-held'),
       'data-rule': rule.rule,
       'data-behavior': rule.behavior,
-      'data-layer': rule.layer
+      'data-layer': rule.layer,
+      'data-active': String(active)
     },
       h('code', { class: 'agenttools-rule-text' }, rule.rule),
+      active ? null : heldBadge(rule.ignored_why ?? ''),
       h('span', { class: 'agenttools-layer' }, rule.layer),
       h('span', { class: 'agenttools-file', title: rule.file }, shortPath(rule.file, root)),
       remove);
@@ -539,6 +603,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
 
   private _showQuestion: (kernel: IKernelInfo, questionId: string) => void;
   private _pinned = false;
+  private _trustSeen = '';
   private _auditTimer = 0;
   private _notebooks = h('div', { class: 'agenttools-notebooks' });
   private _projectSelect = h('select', { class: 'agenttools-project-select' });

@@ -74,6 +74,31 @@ export interface IRule {
   file: string;
   examples?: unknown[];
   counter_examples?: unknown[];
+  /** false: the rule is in a settings file but does not count (untrusted, locked down) */
+  active?: boolean;
+  ignored_why?: string | null;
+}
+
+/** The project's trust (`permission/trust.py`), part of the settings answer. */
+export interface ITrust {
+  project: string;
+  trusted: boolean;
+  /** do the project's files hold allow rules, a mode or directories (what needs trust)? */
+  needed: boolean;
+  /** trusted once, changed since */
+  changed: boolean;
+  sha256: string;
+  trusted_at: string | null;
+  explanation?: string;
+}
+
+/** A part of a settings file held back, and why. */
+export interface IIgnored {
+  layer: string;
+  file: string;
+  key: string;
+  value: unknown;
+  why: string;
 }
 
 export interface ISettings {
@@ -85,6 +110,8 @@ export interface ISettings {
   rules: IRule[];
   additional_directories: string[];
   audit_file: string;
+  trust?: ITrust | null;
+  ignored?: IIgnored[];
 }
 
 export interface IValidation {

@@ -20,10 +20,20 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 
 import pytest
-from lab_harness import ARTIFACTS, CHROMIUM, running_lab, write_notebook
+from lab_harness import (
+    accept_dialogs,
+    cell,
+    chromium_page,
+    open_notebook,
+    require_chromium,
+    run_cell,
+    running_lab,
+    screenshot,
+    wait_kernel,
+    write_notebook,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -62,115 +72,48 @@ CELLS = [
     "%%agent --model m_ask --as r\nTouch a file.",
 ]
 
-KERNEL_IDLE = """() => {
-  const w = window.jupyterapp.shell.currentWidget;
-  const kernel = w && w.sessionContext && w.sessionContext.session &&
-                 w.sessionContext.session.kernel;
-  return !!kernel && kernel.status === 'idle';
-}"""
-
-
 @pytest.fixture(scope="module")
 def tour(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (Debian package 'chromium'; CI installs it)")
-    from playwright.sync_api import sync_playwright
-
+    require_chromium()
     tmp = tmp_path_factory.mktemp("tour")
     root = tmp / "project"
     root.mkdir()
     write_notebook(root / "tour.ipynb", CELLS)
-    ARTIFACTS.mkdir(exist_ok=True)
-    with running_lab(tmp, root, TOKEN) as (base, _log), sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{base}/lab/tree/tour.ipynb?token={TOKEN}&reset")
-        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
-        page.wait_for_function("() => window.jupyterapp !== undefined", timeout=30_000)
-        state = {"base": base, "root": root, "page": page, "errors": errors}
+    with running_lab(tmp, root, TOKEN) as (base, _log), \
+            chromium_page(1400, 1000) as (page, errors):
+        open_notebook(page, base, TOKEN, "tour.ipynb")
         try:
-            yield state
+            yield {"base": base, "root": root, "page": page, "errors": errors}
         finally:
-            try:
-                page.screenshot(path=str(ARTIFACTS / "tour-last.png"))
-            finally:
-                browser.close()
-
-
-def _accept_dialogs(page, timeout: int = 1500) -> None:
-    """Take the dialog's main button (a kernel choice, "Restart", "Shut Down")."""
-    accept = page.locator(".jp-Dialog button.jp-mod-accept, .jp-Dialog button.jp-mod-warn")
-    try:
-        accept.first.wait_for(timeout=timeout)
-    except Exception:
-        return
-    accept.first.click()
-
-
-def _wait_kernel(page, timeout: int = 90_000) -> None:
-    _accept_dialogs(page)
-    page.wait_for_function(KERNEL_IDLE, timeout=timeout)
-
-
-def _run(page, index: int) -> None:
-    """Run cell ``index`` (by command: a key press right after start-up is sometimes lost)."""
-    _wait_kernel(page)
-    prompt = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputPrompt")
-    before = prompt.inner_text().strip()
-    for _ in range(3):
-        page.evaluate(f"""() => {{
-            const nb = window.jupyterapp.shell.currentWidget.content;
-            nb.activeCellIndex = {index};
-            window.jupyterapp.commands.execute('notebook:run-cell');
-        }}""")
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            now = prompt.inner_text().strip()
-            if now != before and now not in ("[ ]:", ""):
-                break
-            page.wait_for_timeout(200)
-        else:
-            _accept_dialogs(page)
-            continue
-        break
-    page.wait_for_function(KERNEL_IDLE, timeout=90_000)
-
-
-def _cell(page, index: int):
-    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+            screenshot(page, "tour-last")
 
 
 def test_first_free_form_prompt_says_how_to_set_a_model(tour):
     from playwright.sync_api import expect
 
     page = tour["page"]
-    _run(page, 0)
-    expect(_cell(page, 0).locator(".jp-OutputArea-output")).to_contain_text(
+    run_cell(page, 0)
+    expect(cell(page, 0).locator(".jp-OutputArea-output")).to_contain_text(
         "jupyter_agenttools: mode default · model none yet (%agent model openai:NAME)")
-    _run(page, 1)
-    answer = _cell(page, 1).locator(".jp-RenderedMarkdown")
+    run_cell(page, 1)
+    answer = cell(page, 1).locator(".jp-RenderedMarkdown")
     expect(answer).to_contain_text("No model is set up yet", timeout=30_000)
     expect(answer).to_contain_text("%agent model openai:gpt-4.1-mini")
     expect(answer).to_contain_text("--base-url http://localhost:11434/v1")
-    _cell(page, 1).scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tour-1-first-prompt.png"))
+    cell(page, 1).scroll_into_view_if_needed()
+    screenshot(page, "tour-1-first-prompt")
 
 
 def test_write_question_shows_a_diff_a_badge_and_always_saves_the_rule(tour):
     from playwright.sync_api import expect
 
     page, root = tour["page"], tour["root"]
-    _run(page, 2)
-    _run(page, 3)
-    cell = _cell(page, 3)
-    expect(cell.locator(".agenttools-question")).to_have_count(1, timeout=30_000)
+    run_cell(page, 2)
+    run_cell(page, 3)
+    agent_cell = cell(page, 3)
+    expect(agent_cell.locator(".agenttools-question")).to_have_count(1, timeout=30_000)
     # the first card for good: once answered, the run goes on and the next card (Bash) appears
-    card = cell.locator(".agenttools-question").first
+    card = agent_cell.locator(".agenttools-question").first
     expect(card.locator(".agenttools-question-title")).to_have_text(
         "Permission needed: Write notes/summary.md")
     diff = card.locator(".agenttools-diff")
@@ -184,7 +127,7 @@ def test_write_question_shows_a_diff_a_badge_and_always_saves_the_rule(tour):
     expect(page.locator(".jp-toast-message, .Toastify__toast").first).to_contain_text(
         "The agent asks: Write notes/summary.md", timeout=15_000)
     card.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tour-2-diff-and-badge.png"))
+    screenshot(page, "tour-2-diff-and-badge")
 
     card.locator("button.agenttools-always").click()
     expect(card.locator(".agenttools-answer")).to_contain_text(
@@ -200,13 +143,13 @@ def test_deny_with_a_message_reaches_the_run(tour):
     from playwright.sync_api import expect
 
     page, root = tour["page"], tour["root"]
-    cell = _cell(page, 3)
-    bash_card = cell.locator(".agenttools-question").nth(1)
+    agent_cell = cell(page, 3)
+    bash_card = agent_cell.locator(".agenttools-question").nth(1)
     expect(bash_card.locator(".agenttools-question-title")).to_have_text(
         "Permission needed: Bash: touch made-by-agent.txt", timeout=30_000)
     bash_card.locator(".agenttools-deny-message input").fill("not in this folder")
     bash_card.locator("button.agenttools-deny").click()
-    final = cell.locator(".jp-RenderedMarkdown")
+    final = agent_cell.locator(".jp-RenderedMarkdown")
     expect(final).to_contain_text("w · done · 3 tool calls · 2 questions", timeout=30_000)
     expect(final).to_contain_text("you always allow it (Write(notes/**))")
     expect(final).to_contain_text('you denied it: "not in this folder"')
@@ -215,16 +158,16 @@ def test_deny_with_a_message_reaches_the_run(tour):
     assert "new line" in (root / "notes" / "summary.md").read_text()
     expect(page.locator("#agenttools-status-mode .agenttools-pending-badge")).to_be_hidden(
         timeout=15_000)
-    cell.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tour-3-always-and-deny.png"))
+    agent_cell.scroll_into_view_if_needed()
+    screenshot(page, "tour-3-always-and-deny")
 
 
 def test_interrupt_stops_the_running_tool(tour):
     from playwright.sync_api import expect
 
     page, root = tour["page"], tour["root"]
-    _run(page, 4)
-    _run(page, 5)
+    run_cell(page, 4)
+    run_cell(page, 5)
     pid_file = root / "pid.txt"
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text().strip()):
@@ -233,7 +176,7 @@ def test_interrupt_stops_the_running_tool(tour):
     pid = int(pid_file.read_text())
     # (commands are not awaited: a command with a dialog settles only once it is answered)
     page.evaluate("() => { window.jupyterapp.commands.execute('kernelmenu:interrupt'); }")
-    final = _cell(page, 5).locator(".jp-RenderedMarkdown")
+    final = cell(page, 5).locator(".jp-RenderedMarkdown")
     expect(final).to_contain_text("s · cancelled: interrupted (Kernel ▸ Interrupt)",
                                   timeout=30_000)
     deadline = time.monotonic() + 15
@@ -248,36 +191,36 @@ def test_interrupt_stops_the_running_tool(tour):
         time.sleep(0.2)
     else:
         raise AssertionError(f"sleep (pid {pid}) survived the interrupt")
-    _cell(page, 5).scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tour-4-interrupt.png"))
+    cell(page, 5).scroll_into_view_if_needed()
+    screenshot(page, "tour-4-interrupt")
 
 
 def test_a_kernel_restart_closes_the_open_card(tour):
     from playwright.sync_api import expect
 
     page = tour["page"]
-    _run(page, 6)
-    _run(page, 7)
-    card = _cell(page, 7).locator(".agenttools-question")
+    run_cell(page, 6)
+    run_cell(page, 7)
+    card = cell(page, 7).locator(".agenttools-question")
     expect(card.locator("button.agenttools-allow_once")).to_be_enabled(timeout=30_000)
     page.evaluate("() => { window.jupyterapp.commands.execute('kernelmenu:restart'); }")
-    _accept_dialogs(page, 10_000)
+    accept_dialogs(page, 10_000)
     # the dead widgets give way to plain Markdown saying what happened (and what a saved
     # notebook keeps: no "model not found" later)
-    closed = _cell(page, 7).locator(".jp-RenderedMarkdown")
+    closed = cell(page, 7).locator(".jp-RenderedMarkdown")
     expect(closed).to_contain_text("r · stopped: the kernel restarted · 1 tool call",
                                    timeout=30_000)
     expect(closed).to_contain_text("Closed unanswered: Bash: touch later.txt")
-    expect(_cell(page, 7).locator("button.agenttools-allow_once")).to_have_count(0)
-    _cell(page, 7).scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tour-5-restart.png"))
+    expect(cell(page, 7).locator("button.agenttools-allow_once")).to_have_count(0)
+    cell(page, 7).scroll_into_view_if_needed()
+    screenshot(page, "tour-5-restart")
 
 
 def test_saved_and_reopened_notebook_keeps_the_transcripts(tour):
     from playwright.sync_api import expect
 
     page, root, base = tour["page"], tour["root"], tour["base"]
-    _wait_kernel(page)
+    wait_kernel(page)
     page.evaluate("() => { window.jupyterapp.commands.execute('docmanager:save'); }")
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -292,18 +235,18 @@ def test_saved_and_reopened_notebook_keeps_the_transcripts(tour):
     assert "you always allow it (Write(notes/**))" in data["text/markdown"]
     assert data["text/plain"].startswith("w · done · 3 tool calls · 2 questions")
     page.evaluate("() => { window.jupyterapp.commands.execute('kernelmenu:shutdown'); }")
-    _accept_dialogs(page, 5_000)
+    accept_dialogs(page, 5_000)
     page.wait_for_timeout(1500)
     page.goto(f"{base}/lab/tree/tour.ipynb?token={TOKEN}")
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
-    _accept_dialogs(page, 5_000)
+    accept_dialogs(page, 5_000)
     for index, words in ((1, "No model is set up yet"),
                          (3, 'you denied it: "not in this folder"'),
                          (5, "cancelled: interrupted (Kernel ▸ Interrupt)"),
                          (7, "Closed unanswered: Bash: touch later.txt")):
-        expect(_cell(page, index).locator(".jp-RenderedMarkdown")).to_contain_text(
+        expect(cell(page, index).locator(".jp-RenderedMarkdown")).to_contain_text(
             words, timeout=30_000)
     expect(page.locator(".jp-Notebook")).not_to_contain_text("model not found")
-    _cell(page, 3).scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tour-6-reopened.png"))
+    cell(page, 3).scroll_into_view_if_needed()
+    screenshot(page, "tour-6-reopened")
     assert not tour["errors"], tour["errors"]

@@ -61,6 +61,35 @@ def test_status_line_names_a_mode_from_a_settings_file(shell, capsys):
     assert "mode accept_edits (set in this kernel)" in s.status_line()
 
 
+def test_an_untrusted_project_says_so_in_the_status_line_and_on_the_card(shell):
+    """A cloned project's shipped allow rule does not count until trusted: the line
+    ``%load_ext`` prints says so, and a question the rule would have approved names it."""
+    import json
+    from types import SimpleNamespace
+
+    from jupyter_agenttools.jupyter import current_session
+
+    s = current_session(shell)
+    shipped = shell.project / ".agenttools" / "settings.json"
+    shipped.parent.mkdir()
+    shipped.write_text(json.dumps({"permissions": {"allow": ["Bash(make test:*)"]}}))
+    s.settings.reload_if_changed()
+
+    def ask(command: str) -> SimpleNamespace:
+        return SimpleNamespace(tool_obj=s.toolkit.find_tool("Bash"),
+                               input={"command": command},
+                               decision=SimpleNamespace(bypass_immune=False))
+
+    assert "project settings not trusted (%agent trust)" in s.status_line()
+    hint = s.untrusted_hint(ask("make test"))
+    assert "Bash(make test:*)" in hint and ".agenttools/settings.json" in hint
+    assert "not trusted yet: %agent trust" in hint
+    assert s.untrusted_hint(ask("make install")) == ""  # the rule would not allow it either
+    agent(shell, "trust")
+    assert "not trusted" not in s.status_line()
+    assert s.untrusted_hint(ask("make test")) == ""
+
+
 def test_help_lists_every_sub_command_with_an_example(shell):
     from jupyter_agenttools.jupyter.commands import SUBCOMMANDS
 

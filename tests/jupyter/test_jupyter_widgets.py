@@ -165,6 +165,22 @@ def test_safety_card_is_marked_and_never_offers_always(safety):
     assert ("agenttools-allow_session" in classes) is (not safety)
 
 
+@pytest.mark.parametrize("untrusted", [False, True])
+def test_always_allow_in_an_untrusted_folder_says_the_rule_waits_for_trust(untrusted):
+    """A rule "Always allow" saves to an untrusted project's settings does not count until the
+    folder is trusted: the card says so before and after the click (not a silent no-op)."""
+    decision = PermissionDecision.ask("why", suggestions=[PermissionRule.parse("Bash(cat:*)")])
+    ask = _Ask(decision)
+    card = QuestionCard(ask, ".agenttools/settings.local.json", untrusted=untrusted)
+    always = next(b for b in card.buttons if "agenttools-always" in b._dom_classes)
+    for text in (card.where.value, always.tooltip):
+        assert ("once you trust" in text) is untrusted
+    always.click()
+    assert ask.calls and ask.calls[0][0] == "always"
+    card.refresh()
+    assert ("counts once you trust this folder" in card.status.value) is untrusted
+
+
 def test_a_refused_answer_is_shown_and_keeps_the_card_open():
     class Refusing(_Ask):
         def answer(self, choice, **kw):

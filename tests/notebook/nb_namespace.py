@@ -229,6 +229,23 @@ def tagged_function() -> Any:
     return tagged
 
 
+def frames_holding_user_objects() -> dict[str, Any]:
+    """pandas objects whose data is plain but whose metadata is a user object: a Series name,
+    an index name, ``attrs``, an attribute stored on the frame."""
+    import warnings
+
+    named = pd.Series([1.0, 2.0], name=Model())
+    indexed = pd.DataFrame({"a": [1, 2]})
+    indexed.index.name = Model()
+    with_attrs = pd.DataFrame({"a": [1, 2]})
+    with_attrs.attrs["model"] = Model()
+    stored = pd.DataFrame({"a": [1, 2]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stored.extra = Model()  # pandas warns: not a column, an attribute of the object
+    return {"named": named, "indexed": indexed, "with_attrs": with_attrs, "stored": stored}
+
+
 def make_namespace() -> dict[str, Any]:
     df = pd.DataFrame({"city": ["Paris", "Lima", "Oslo"], "temp": [18.0, 22.0, 9.0],
                        "n": [1, 2, 3],
@@ -253,5 +270,6 @@ def make_namespace() -> dict[str, Any]:
         "WithHook": WithHook, "tagged": tagged_function(),
         "liar": ClassLies(), "loud": LoudAccess(), "loud_callable": LoudCallable(),
         "hashy": Hashy(), "Hashy": Hashy, "box": Box(), "liars": [1, ClassLies()],
+        **frames_holding_user_objects(),
     }
     return ns

@@ -55,6 +55,9 @@ READ = [
     "glob.glob('*.csv', root_dir=None)", "pd.read_csv('data/train.csv', dtype={'city': str})",
     "isinstance(df, pd.DataFrame)", "isinstance(n, (int, float))",
     "datetime.datetime.max", "Holder.plain", "pd.DataFrame.head",
+    "s.name", "df.attrs", "df.index.name", "s.head().name", "df.plot(backend='matplotlib')",
+    "s.plot.bar(backend=None)", "shutil.posix.F_OK", "list(itertools.repeat(1, 3))",
+    "sum(itertools.repeat(n, times=2))", "list(itertools.islice(lst, 2))",
 ]
 
 OUTSIDE = [
@@ -163,6 +166,15 @@ ESCAPE = [
     "liar", "loud", "loud_callable", "hashy", "Hashy", "box", "liars", "len(liar)",
     "print(loud)", "[hashy]", "isinstance(liar, int)", "box.liar", "Hashy.x", "sorted(liars)",
     "f'{liar}'", "liar == 1", "{hashy: 1}", "getattr(loud, 'x')", "list(map(loud_callable, lst))",
+    # pandas objects whose name, index name, attrs or stored attribute is a user object
+    "named", "print(named)", "named.head()", "named.name", "indexed", "indexed.head()",
+    "with_attrs.attrs", "with_attrs", "stored.extra", "len(stored.extra)", "stored",
+    # a plotting backend is a module pandas imports by name; the environment through posix
+    "df.plot(backend='this')", "s.plot.bar(backend='antigravity')", "df.hist(backend='x')",
+    "shutil.posix.environ", "len(shutil.posix.environ)",
+    # endless iterators: consuming one loops in C, where RunCode's interrupt never arrives
+    "list(itertools.count())", "max(itertools.cycle(lst))", "sum(itertools.repeat(1))",
+    "sorted(itertools.repeat(n))",
 ]
 
 CASES = ([(c, "read") for c in READ] + [(c, "outside") for c in OUTSIDE]

@@ -23,6 +23,7 @@ def workdir(tmp_path_factory):
     for name in ("a", "f", "x.txt", "README.md"):
         (d / name).write_text("x\n")
     (d / "build").mkdir()
+    os.symlink("/etc", d / "etclink")
     return str(d)
 
 
@@ -134,7 +135,8 @@ def test_a_write_through_proc_self_names_the_path_as_written(workdir):
 PWD_PROTECTED = [
     "cd / && rm -rf $PWD", 'cd /; rm -rf "$PWD"', "cd /; rm -rf ${PWD}", "cd / && rm -rf ~+",
     "cd /etc && rm -rf ~+", "cd /etc; rm -rf $PWD/passwd", "cd ~; rm -rf $PWD",
-    "cd; rm -rf ~+", "cd /; chmod -R 777 $PWD",
+    "cd; rm -rf ~+", "cd /; chmod -R 777 $PWD", "rm -rf ~+/..", 'rm -rf "$PWD"/..',
+    "cd ..; rm -rf ~+", "chmod -R 000 ~+/..",
 ]
 PWD_RUN_TIME = [
     # PWD named otherwise than by expanding it: `$PWD` is then decided at run time
@@ -164,3 +166,78 @@ def test_bypass_allows_removing_inside_the_working_directory_by_pwd(command, wor
 @pytest.mark.parametrize("command", ["touch ~+/x", "mkdir -p ~+/build/y", "ls ~+"])
 def test_accept_edits_follows_the_working_directory_spelled_by_tilde_plus(command, workdir):
     assert decide(command, workdir, mode="accept_edits").behavior == ALLOW
+
+
+# --- where `cd`, `pushd` and `rmdir -p` really go -------------------------------------------
+# (accept_edits allowed `cd -P etclink/.. && touch x`, which writes /x: -P resolves the link
+# before `..`; `cd -Pe` was not read as an option at all; `CDPATH=/etc cd x`, `HOME=/etc cd`
+# and `pushd +1` go elsewhere; `rmdir -p /abs/proj/build` also removes the project's parents)
+
+CD_ATTACKS = [
+    "cd -P etclink/.. && touch x", "cd -Pe etclink/.. && touch x", "cd -eP etclink/.. && touch x",
+    "cd -LP etclink/.. && touch x", "cd -P -- etclink/.. && touch x", "cd -x build && touch x",
+    "CDPATH=/etc cd x && touch y", "HOME=/etc cd && touch x", "pushd +1 && touch x",
+    "pushd -1 && touch x", "pushd -0 && touch x", "pushd && touch x",
+    "rmdir -p {cwd}/build", "rmdir --parents {cwd}/build", "rmdir -vp {cwd}/build",
+    "rmdir --par {cwd}/build", "rmdir -p ~+/build", "cd build && rmdir -p ~+",
+]
+CD_TWINS = [
+    "cd -P build && touch x", "cd -L etclink/.. && touch x", "cd etclink/.. && touch x",
+    "pushd build && touch x", "pushd -- build && touch x", "LANG=C cd build && touch x",
+    "rmdir -p build/a/b", "rmdir {cwd}/build", "rmdir --parents build/a",
+]
+
+
+@pytest.mark.parametrize("command", CD_ATTACKS)
+def test_accept_edits_follows_cd_pushd_and_rmdir_parents(command, workdir):
+    d = decide(command.format(cwd=workdir), workdir, mode="accept_edits")
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+
+
+@pytest.mark.parametrize("command", CD_TWINS)
+def test_accept_edits_allows_cd_and_rmdir_inside(command, workdir):
+    d = decide(command.format(cwd=workdir), workdir, mode="accept_edits")
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
+
+# --- git in an embedded bare repository -------------------------------------------------------
+# (accept_edits let the agent write sub/HEAD, sub/config [core] fsmonitor=…, mkdir sub/objects
+# sub/refs as plain project files; `git -C sub status` was then read-only and ran fsmonitor)
+
+@pytest.fixture(scope="module")
+def project_with_bare_repo(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bare_project")
+    sub = d / "sub"
+    (sub / "objects").mkdir(parents=True)
+    (sub / "refs").mkdir()
+    (sub / "wt").mkdir()
+    (sub / "HEAD").write_text("ref: refs/heads/main\n")
+    (sub / "config").write_text("[core]\n\tbare = false\n\tworktree = wt\n"
+                                "\tfsmonitor = touch pwned\n")
+    (d / "plain" / "deep").mkdir(parents=True)
+    (d / "linked").mkdir()
+    (d / "linked" / "HEAD").write_text("x\n")  # a file named HEAD alone is no repository
+    (d / "nested" / ".git").mkdir(parents=True)
+    return str(d)
+
+
+BARE_ATTACKS = ["git -C sub status", "cd sub && git status", "cd sub; git log -p",
+                "git -C sub diff", "cd sub/wt && git status", "git -C sub/wt log",
+                "git --bare log", "git --bare status"]
+BARE_TWINS = ["git status", "git log", "git -C plain/deep log", "cd plain && git status",
+              "git -C linked status", "git -C nested status"]
+
+
+@pytest.mark.parametrize("mode", ["default", "accept_edits"])
+@pytest.mark.parametrize("command", BARE_ATTACKS)
+def test_git_in_an_embedded_bare_repository_is_not_read_only(command, mode,
+                                                              project_with_bare_repo):
+    d = decide(command, project_with_bare_repo, mode=mode)
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+
+
+@pytest.mark.parametrize("command", BARE_TWINS)
+def test_git_beside_an_embedded_bare_repository_stays_read_only(command,
+                                                                project_with_bare_repo):
+    d = decide(command, project_with_bare_repo)
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"

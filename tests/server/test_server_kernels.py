@@ -127,3 +127,28 @@ def test_a_settings_change_shows_in_the_kernels_mode_at_once(api, kernel_id, tmp
     state.update(session_override=True, mode="bypass")  # an override stands
     write_state(kernel_id, state)
     assert api("GET", "kernels")[1]["kernels"][0]["agent"]["mode"] == "bypass"
+
+
+@pytest.mark.parametrize("override", [False, True])
+def test_a_trust_given_through_the_api_shows_in_the_kernels_view(api, kernel_id, tmp_path,
+                                                                 override):
+    """A kernel in a cloned project whose settings ship a mode: the card says the project waits
+    for trust (``trust_pending``), and after ``POST trust`` for that project it says so no more
+    and (without a session override) takes the project's mode, before the kernel writes its
+    state again."""
+    project = tmp_path / "cloned"
+    (project / ".agenttools").mkdir(parents=True)
+    (project / ".agenttools" / "settings.json").write_text(json.dumps(
+        {"permissions": {"mode": "explore", "allow": ["Bash(make test:*)"]}}))
+    state = _state(project, tmp_path)
+    state.update(session_override=override, mode="bypass" if override else "default",
+                 mode_source="built-in default")
+    write_state(kernel_id, state)
+    agent = api("GET", "kernels")[1]["kernels"][0]["agent"]
+    assert agent["trust_pending"] is True
+    assert agent["mode"] == ("bypass" if override else "default")
+    status, trust = api("POST", "trust", {"trusted": True}, params={"project": str(project)})
+    assert status == 200 and trust["trusted"] is True
+    agent = api("GET", "kernels")[1]["kernels"][0]["agent"]
+    assert agent["trust_pending"] is False
+    assert agent["mode"] == ("bypass" if override else "explore")

@@ -88,6 +88,9 @@ def _read_only(plan: Plan) -> tuple[bool, str | None]:
         for p in paths:
             if not plan.inside(p):
                 return False, f"git runs in {p}, outside the working directories"
+            foreign = plan.foreign_repository(p)
+            if foreign:
+                return False, foreign
     secrets = all_secrets(plan)
     if secrets:
         return False, secrets[0][0]

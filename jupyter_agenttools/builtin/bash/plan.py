@@ -208,6 +208,43 @@ class Plan:
             return facts.kind(path) == "dir"
         return os.path.isdir(path)
 
+    def kind(self, path: str) -> str | None:
+        """"dir", "file" or None (nothing there), following symlinks: on this machine's facts,
+        the decision's shared answer."""
+        if self._local_readlink():
+            return facts_for(self.context).kind(path)
+        try:
+            return "dir" if stat.S_ISDIR(os.stat(path).st_mode) else "file"
+        except (OSError, ValueError):
+            return None
+
+    def foreign_repository(self, directory: str) -> str | None:
+        """Why git run in ``directory`` (absolute, normalised, inside a working directory) may
+        obey a configuration written as an ordinary file, or None. Going up to the working
+        directory that holds it, git takes the first directory with a ``.git`` (whose files are
+        protected paths) — or the first that is itself a repository: a bare repository
+        (``HEAD`` beside ``objects``, ``refs`` or ``commondir``) whose ``config`` any file
+        edit can write (``core.fsmonitor``, ``diff.external`` run programs)."""
+        real = self.realpath(directory)
+        root = next((d for d in self.working_directories()
+                     if real == d or real.startswith(d.rstrip("/") + "/")), None)
+        if root is None:
+            return None
+        current = real
+        while True:
+            base = current.rstrip("/")
+            if self.kind(base + "/.git") is not None:
+                return None
+            if self.kind(base + "/HEAD") == "file" and (
+                    self.kind(base + "/objects") is not None
+                    or self.kind(base + "/refs") is not None
+                    or self.kind(base + "/commondir") is not None):
+                return f"git would read {current} as a bare repository, whose config file " \
+                       "is an ordinary file that can run programs"
+            if current == root or current == "/":
+                return None
+            current = os.path.dirname(current)
+
     def realpath(self, path: str) -> str:
         """``os.path.realpath`` of an absolute, normalised path, component by component; the
         resolved prefixes are kept for this decision (the paths of a command share most of

@@ -22,7 +22,8 @@ _HELP = "help version"
 
 _RM = options("fiIrRdv", "", "force one-file-system no-preserve-root recursive dir verbose "
               + _HELP, "", "interactive preserve-root", same="-r=-R=--recursive")
-_RMDIR = options("pv", "", "parents verbose ignore-fail-on-non-empty " + _HELP)
+_RMDIR = options("pv", "", "parents verbose ignore-fail-on-non-empty " + _HELP,
+                 same="-p=--parents")
 _MKDIR = options("pvZ", "m", "parents verbose " + _HELP, "mode", "context")
 _TOUCH = options("acfhm", "dt", "no-create no-dereference " + _HELP, "date time",
                  special={"-r|--reference": Option(REQUIRED, "lists")})
@@ -87,9 +88,30 @@ def rm(argv: list[Word]) -> Effects:
 def rmdir(argv: list[Word]) -> Effects:
     parsed = _scan(argv, _RMDIR)
     effects = Effects(False, "rmdir deletes directories")
+    parents = parsed.has("-p")
     for word in parsed.operands:
         effects.add(DELETE, word)
+        if parents:
+            _rmdir_parents(word, effects)
     return _problems(parsed, effects, loose_ok=True)
+
+
+def _rmdir_parents(word: Word, effects: Effects) -> None:
+    """``rmdir -p a/b/c`` is ``rmdir a/b/c a/b a``: every ancestor spelled in the operand is
+    deleted too (``rmdir -p /home/u/proj/x`` reaches above the project). A word that bash
+    spells out at run time (``~+/x`` is the absolute $PWD) has ancestors not seen here."""
+    value = word.value
+    if value is None:
+        return
+    if word.text[:1] in ("~", "$", '"') and not value.startswith(("~", "/")):
+        effects.add(DELETE, Word(word.text, None))  # `~+/x`, `$PWD/x`: unknown ancestors
+        return
+    path = value.rstrip("/")
+    while "/" in path:
+        path = path.rpartition("/")[0].rstrip("/")
+        if not path or path == "~":
+            break
+        effects.add(DELETE, Word(path, path, tilde=word.tilde))
 
 
 def unlink(argv: list[Word]) -> Effects:

@@ -72,8 +72,21 @@ def printenv(argv: list[Word]) -> Effects:
 
 
 def cd(argv: list[Word]) -> Effects:
-    rest = [word for word in argv[1:] if word.value not in ("-L", "-P", "-e", "-@", "--")]
     effects = _yes("changes the working directory of this shell only")
+    physical = False
+    rest = argv[1:]
+    while rest:  # options, bundled or not (`cd -Pe x`), as bash's getopt reads them
+        value = rest[0].value or ""
+        if value == "--":
+            rest = rest[1:]
+            break
+        if len(value) < 2 or value[0] != "-" or rest[0].kind != LITERAL:
+            break
+        if any(letter not in "LPe@" for letter in value[1:]):
+            effects.cwd = Word(rest[0].text, None)
+            return effects.no(f"cd {value}: not a known option")
+        physical = physical or "P" in value
+        rest = rest[1:]
     if len(rest) > 1:
         return effects.no("cd takes one directory")
     if not rest:
@@ -88,7 +101,26 @@ def cd(argv: list[Word]) -> Effects:
         effects.no("cd - goes to a directory decided at run time")
     elif target.kind != LITERAL:
         effects.no("cd to a glob: where later relative names resolve is decided at run time")
+    elif physical and ".." in (target.value or "").split("/"):
+        # `cd -P link/..` resolves the link before `..` (the link's parent, not ours); the
+        # directories are resolved lexically, as a plain `cd` does
+        effects.cwd = Word(target.text, None)
+        effects.no("cd -P with .. goes where the symlinks lead, decided at run time")
     return effects
+
+
+def pushd(argv: list[Word]) -> Effects:
+    """pushd DIR is cd DIR; without a directory, or with +N/-N, it goes to an entry of the
+    directory stack (decided at run time); -n changes no directory."""
+    words = [word for word in argv[1:] if word.value != "--"]
+    if any(word.value == "-n" for word in words):
+        return _no("pushd -n changes the directory stack")
+    value = words[0].value if len(words) == 1 else None
+    if not words or (value is not None and value[:1] in "+-" and value[1:].isdigit()):
+        effects = _no("pushd goes to a directory of the stack, decided at run time")
+        effects.cwd = Word("pushd", None)
+        return effects
+    return cd(argv)
 
 
 def popd(argv: list[Word]) -> Effects:
@@ -115,11 +147,28 @@ def version_only(*forms: str) -> Callable[[list[Word]], Effects]:
     return check
 
 
-def subcommands(forms: set[tuple[str, ...]], reason: str,
-                any_tail: bool = True) -> Callable[[list[Word]], Effects]:
-    """Read-only when the words after the program start with one of ``forms`` (followed only
-    by options or names when ``any_tail``; nothing else otherwise)."""
+# options of the listing forms below that change only what is listed or how (not -H/--host:
+# ssh; not --config, --userconfig, --registry: code or settings from elsewhere)
+_CONDA_TAIL = ("--json --export --explicit --revisions --full-name --no-pip --md5 "
+               "--show-channel-urls --canonical -c -n --name -p --prefix -e --envs -a --all "
+               "-v --verbose -q --quiet -s --system --base")
+_NPM_TAIL = ("--json --depth --all -a --long -l --parseable -p --global -g --omit --include "
+             "--link --workspace -w --workspaces --ws --production --dev --unicode "
+             "--no-unicode --package-lock-only")
+_SYSTEMCTL_TAIL = ("--no-pager -l --full -a --all -t --type --state -n --lines --no-legend "
+                   "--legend --plain -o --output --user --system -q --quiet --failed --value "
+                   "-p --property -P --reverse -r --recursive --with-dependencies --version")
+
+
+def subcommands(forms: set[tuple[str, ...]], reason: str, any_tail: bool = True,
+                tail_options: str = "") -> Callable[[list[Word]], Effects]:
+    """Read-only when the words after the program start with one of ``forms``, followed when
+    ``any_tail`` by names and the options of ``tail_options`` (space separated, with their
+    dashes; ``--name=value`` spells a value); nothing else otherwise. Other options are not
+    read-only: `jupyter kernelspec list --config=x.py` runs x.py, `systemctl status -H host`
+    runs ssh, `npm ls --userconfig=f` reads settings from any file."""
     ordered = sorted(forms, key=len, reverse=True)
+    allowed = frozenset(tail_options.split())
 
     def check(argv: list[Word]) -> Effects:
         words = argv[1:]
@@ -129,6 +178,10 @@ def subcommands(forms: set[tuple[str, ...]], reason: str,
         for form in ordered:
             count = len(form)
             if values[:count] == form and (any_tail or len(values) == count):
+                for value in values[count:]:
+                    name = (value or "").split("=", 1)[0]
+                    if name.startswith("-") and name not in allowed:
+                        return _no(f"{argv[0].value} {name} is not a known listing option")
                 return _yes(reason)
         return _no(f"{argv[0].value} {' '.join(value or '' for value in values[:2])} is not a "
                    "known read-only form")
@@ -510,19 +563,20 @@ def system_change(argv: list[Word]) -> str:
 
 
 SYSTEM: dict[str, Callable[[list[Word]], Effects]] = {
-    "echo": echo, "printf": printf, "printenv": printenv, "cd": cd, "pushd": cd,
+    "echo": echo, "printf": printf, "printenv": printenv, "cd": cd, "pushd": pushd,
     "popd": popd, "command": command_query, "ps": ps, "nvidia-smi": nvidia_smi,
     "pip": pip, "pip3": pip, "gh": gh,
     "docker": docker, "jq": jq, "lsof": lsof, "test": test, "[": test,
     "conda": subcommands({("list",), ("info",), ("env", "list"), ("--version",), ("-V",)},
-                         "conda listing"),
+                         "conda listing", tail_options=_CONDA_TAIL),
     "mamba": subcommands({("list",), ("info",), ("env", "list"), ("--version",)},
-                         "mamba listing"),
+                         "mamba listing", tail_options=_CONDA_TAIL),
     "npm": subcommands({("ls",), ("list",), ("--version",), ("-v",), ("view",),
-                        ("outdated",)}, "npm listing"),
+                        ("outdated",)}, "npm listing", tail_options=_NPM_TAIL),
     # not `jupyter server list`: it prints the servers' access tokens
     "jupyter": subcommands({("--version",), ("--paths",), ("kernelspec", "list"),
-                            ("lab", "--version")}, "jupyter listing"),
+                            ("lab", "--version")}, "jupyter listing",
+                           tail_options="--json --debug"),
     "ip": subcommands({("addr",), ("address",), ("a",), ("link",), ("l",), ("route",),
                        ("r",), ("neigh",), ("-br", "addr"), ("-br", "a"), ("-br", "link"),
                        ("addr", "show"), ("address", "show"), ("link", "show"),
@@ -531,7 +585,8 @@ SYSTEM: dict[str, Callable[[list[Word]], Effects]] = {
     "ifconfig": subcommands({(), ("-a",)}, "lists network interfaces", any_tail=False),
     "systemctl": subcommands({("status",), ("list-units",), ("list-unit-files",),
                               ("is-active",), ("is-enabled",), ("is-failed",),
-                              ("list-timers",), ("--version",)}, "systemctl query"),
+                              ("list-timers",), ("--version",)}, "systemctl query",
+                             tail_options=_SYSTEMCTL_TAIL),
     "timedatectl": subcommands({(), ("status",)}, "prints time settings", any_tail=False),
     "hostnamectl": subcommands({(), ("status",)}, "prints host settings", any_tail=False),
     "dmesg": Program("prints kernel messages", options(
