@@ -26,7 +26,6 @@ from .permission.types import STEPS, PermissionDecision
 if TYPE_CHECKING:
     from .permission.engine import PermissionEngine
     from .permission.settings import MergedSettings, SettingsStore
-    from .tools.base import Tool
 
 __all__ = ["main", "build_parser"]
 
@@ -68,7 +67,7 @@ def _rules_from_args(args: argparse.Namespace) -> dict[str, list[str]]:
             "deny": list(args.deny or [])}
 
 
-def _load_tool(spec: str) -> "Tool | str":
+def _load_tool(spec: str) -> Any:  # a Tool, or a built-in tool's name (cli imports no tools)
     """A built-in tool name, or ``package.module:attr`` naming a Tool object or class."""
     if ":" not in spec:
         return spec
@@ -94,8 +93,8 @@ def _merge_rules(*sources: dict[str, Any] | None) -> dict[str, list[Any]]:
     return merged
 
 
-def _prepare(tool: "Tool | str", *, mode: Any, rules: Any, cwd: Any, working_directories: Any,
-             project: str | None) -> "tuple[PermissionEngine, Tool]":
+def _prepare(tool: Any, *, mode: Any, rules: Any, cwd: Any, working_directories: Any,
+             project: str | None) -> "tuple[PermissionEngine, Any]":
     from .permission.check import prepare
 
     if isinstance(tool, str):
