@@ -32,6 +32,7 @@ Each direction is read on its safe side:
 from __future__ import annotations
 
 import re
+import unicodedata
 import warnings
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -353,7 +354,24 @@ def target_matches(pattern: str, target: ResolvedPath, context: "PermissionConte
     for regex in regexes:
         if regex.match(target.physical) or (broad and regex.match(target.lexical)):
             return True
+    if broad and not (pattern.isascii() and target.physical.isascii()
+                      and target.lexical.isascii()):
+        return _composed_match(pattern, target, context)
     return False
+
+
+def _composed_match(pattern: str, target: ResolvedPath, context: "PermissionContext") -> bool:
+    """Deny and ask rules, one more safe side: ``café`` typed composed (NFC) and a file name
+    written decomposed (NFD, as macOS writes it) are the same name to a person and, on macOS,
+    the same file — compare both in the composed form."""
+    composed = unicodedata.normalize("NFC", pattern)
+    try:
+        regexes = _regexes(composed, context, True)
+    except ValueError:
+        return False
+    paths = {unicodedata.normalize("NFC", target.physical),
+             unicodedata.normalize("NFC", target.lexical)}
+    return any(regex.match(path) for regex in regexes for path in paths)
 
 
 def search_reaches(pattern: str, target: ResolvedPath, context: "PermissionContext") -> bool:

@@ -207,3 +207,33 @@ def test_a_question_never_shows_control_or_format_characters(project, tool, path
     twin = decide(tool, {**tool_input, "file_path": "src/a.py"}, mode, project)
     if mode == "accept_edits" or tool == "Read":
         assert twin.behavior is ALLOW, twin.reason  # the plain name keeps its verdict
+
+
+# --- a name typed composed and a file named decomposed are one name to a deny rule -----------
+
+CAFE_NFC, CAFE_NFD = "caf\u00e9", "cafe\u0301"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("rule,folder,denied", [
+    (f"Read({CAFE_NFC}/**)", CAFE_NFD, True),
+    (f"Read({CAFE_NFD}/**)", CAFE_NFC, True),
+    (f"Read(*{CAFE_NFC}*)", CAFE_NFD, True),
+    (f"Read({CAFE_NFC}/**)", CAFE_NFC, True),
+    (f"Read({CAFE_NFC}/**)", "cafe", False),        # the twin: another name
+])
+def test_a_deny_rule_reads_unicode_names_composed(project, rule, folder, denied, mode):
+    (project / folder).mkdir()
+    (project / folder / "menu.txt").write_text("x")
+    d = decide("Read", {"file_path": f"{folder}/menu.txt"}, mode, project, {"deny": [rule]})
+    assert (d.behavior is DENY) is denied, d.reason
+    if not denied:
+        assert d.behavior is ALLOW
+
+
+@pytest.mark.parametrize("folder", [CAFE_NFC, CAFE_NFD])
+def test_an_allow_rule_still_matches_the_name_exactly(project, folder):
+    (project / folder).mkdir()
+    d = decide("Edit", {"file_path": f"{folder}/m.txt", "old_string": "a", "new_string": "b"},
+               "default", project, {"allow": [f"Edit({CAFE_NFC}/**)"]})
+    assert (d.behavior is ALLOW) is (folder == CAFE_NFC), d.reason
