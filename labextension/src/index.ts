@@ -130,10 +130,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
         if (open.has(id) || kernels.error) {
           continue;
         }
-        // Not a plain dismiss: one that comes before JupyterLab has put the toast on screen
-        // (its toast library loads lazily, seconds on a busy machine) leaves the toast there
-        // for good. An update with a short autoClose closes it whenever it shows, and the
-        // notification leaves the list once that has passed.
+        // "Question closed" for a moment, then off the list: the toast closes by itself
+        // (autoClose), not only through the dismissal (a toast was once seen to stay on
+        // screen after its notification had been dismissed; not reproduced since).
         Notification.update({
           id: notice, message: `Question closed: ${text}`, type: 'info',
           autoClose: NOTICE_CLOSE_MS, actions: []

@@ -166,6 +166,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
 
   private _renderKernels(): void {
     this._notebooks.replaceChildren(renderNotebooks(this.kernels, this));
+    this._syncTrust();
     const projects = this.kernels.projects;
     const selected = this.selectedProject;
     if (selected && !projects.includes(selected)) {
@@ -173,6 +174,25 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
     }
     this._projectSelect.replaceChildren(...projects.map(p =>
       option(p, p === this.kernels.serverProject ? `${p} (server)` : p, p === selected)));
+  }
+
+  /**
+   * A trust given or taken elsewhere (`%agent trust` in a notebook, a terminal) shows in the
+   * kernels' state first (read every few seconds): re-read the settings then, once per change,
+   * rather than wait for their slower refresh.
+   */
+  private _syncTrust(): void {
+    const project = this.selectedProject;
+    const agent = this.kernels.agents.find(k => k.agent?.project_dir === project)?.agent;
+    const trust = this.model.settings?.trust;
+    if (!agent || !trust || typeof agent.trust_pending !== 'boolean') {
+      return;
+    }
+    const key = `${project} ${agent.trust_pending}`;
+    if (agent.trust_pending !== (trust.needed && !trust.trusted) && key !== this._trustSeen) {
+      this._trustSeen = key;
+      void this.model.refresh();
+    }
   }
 
   /**
@@ -583,6 +603,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
 
   private _showQuestion: (kernel: IKernelInfo, questionId: string) => void;
   private _pinned = false;
+  private _trustSeen = '';
   private _auditTimer = 0;
   private _notebooks = h('div', { class: 'agenttools-notebooks' });
   private _projectSelect = h('select', { class: 'agenttools-project-select' });

@@ -53,6 +53,12 @@ export class ModeStatus extends Widget {
       mode = agent.mode + (agent.session_override ? ' (session)' : '');
       title = `This notebook's agent: mode ${agent.mode} (${agent.mode_source}), ` +
         `model ${agent.model}, project ${agent.project_dir}`;
+      if (agent.trust_pending) {
+        // the project's own mode and allow rules wait for trust: say why they do not show
+        mode += ' · not trusted';
+        title += '; the project\'s settings are not trusted yet, so their allow rules, mode ' +
+          'and directories do not count (Trust this folder in the panel, or %agent trust)';
+      }
     }
     this._label.textContent = `Agent: ${mode}`;
     this.node.dataset.mode = agent ? agent.mode : settings ? settings.mode : '';

@@ -14,7 +14,10 @@ the folder, the deny rule counts and the allow rule and the mode do not:
    settings (``trusted_projects``, with the hash of the trusted parts);
 4. the same call in a new run is allowed by the rule, without a question (``make`` ran);
 5. after a reload of the page the panel still shows the folder as trusted;
-6. **Stop trusting** takes the trust back (the rule and the mode are held back again).
+6. **Stop trusting** takes the trust back (the rule and the mode are held back again);
+7. ``%agent trust`` in the notebook trusts it again, and the panel follows by itself;
+8. a change of the trusted parts (a new allow rule) holds them back again: "Changed since you
+   trusted it", **Trust again**.
 
 Screenshots: test-artifacts/trust-*.png.
 """
@@ -57,6 +60,7 @@ CELLS = [
     + _model("m_after", "The tests ran."),
     "%%agent --model m_before --as before\nRun the tests.",
     "%%agent --model m_after --as after\nRun the tests again.",
+    "%agent trust",
 ]
 
 
@@ -87,6 +91,7 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         kernel = panel.locator(".agenttools-kernel[data-notebook='repo/analysis.ipynb']")
         expect(kernel.locator(".agenttools-kernel-untrusted")).to_contain_text(
             "not trusted yet", timeout=15_000)
+        kernel.locator(".agenttools-review-trust").click()  # the card's way to the button
         # the project shown is the notebook kernel's, not the server's root
         expect(panel.locator(".agenttools-project-select")).to_have_value(str(repo),
                                                                            timeout=15_000)
@@ -104,7 +109,8 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         expect(panel.locator("#agenttools-mode-project")).to_have_value("accept_edits")
         expect(panel.locator(".agenttools-mode-row[data-layer='project'] .agenttools-held-back")
                ).to_contain_text("not in force")
-        expect(page.locator("#agenttools-status-mode")).to_contain_text("Agent: default")
+        expect(page.locator("#agenttools-status-mode")).to_contain_text(
+            "Agent: default · not trusted")
         screenshot(page, "trust-1-untrusted")
 
         # 2. what the shipped rule would approve still asks
@@ -140,7 +146,7 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         expect(kernel.locator(".agenttools-kernel-untrusted")).to_have_count(0, timeout=15_000)
         expect(kernel.locator(".agenttools-mode-badge")).to_have_text("accept_edits",
                                                                       timeout=15_000)
-        expect(page.locator("#agenttools-status-mode")).to_contain_text(
+        expect(page.locator("#agenttools-status-mode")).to_have_text(
             "Agent: accept_edits", timeout=15_000)
         recorded = json.loads(user_settings.read_text())["trusted_projects"][str(repo)]
         assert len(recorded["sha256"]) == 64 and recorded["trusted_at"]
@@ -177,4 +183,23 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         expect(allow).to_have_attribute("data-active", "false")
         assert str(repo) not in json.loads(user_settings.read_text()).get("trusted_projects",
                                                                           {})
+
+        # 7. `%agent trust` in the notebook: the panel follows by itself (no click on refresh)
+        run_cell(page, 3)
+        expect(cell(page, 3).locator(".jp-OutputArea-output")).to_contain_text("now in force")
+        expect(panel.locator(".agenttools-trusted")).to_contain_text("Trusted", timeout=8_000)
+        expect(allow).to_have_attribute("data-active", "true")
+        screenshot(page, "trust-6-magic")
+
+        # 8. someone changes the trusted parts (a git pull adds an allow rule): held back
+        # again, and the panel says what happened
+        changed = json.loads(json.dumps(PROJECT_SETTINGS))
+        changed["permissions"]["allow"].append("Bash(curl:*)")
+        (repo / ".agenttools" / "settings.json").write_text(json.dumps(changed))
+        untrusted = panel.locator(".agenttools-untrusted")
+        expect(untrusted).to_contain_text("Changed since you trusted it", timeout=15_000)
+        expect(untrusted.locator("button.agenttools-trust-button")).to_have_text("Trust again")
+        expect(untrusted.locator(".agenttools-held-list")).to_contain_text("Bash(curl:*)")
+        expect(kernel.locator(".agenttools-kernel-untrusted")).to_be_visible()
+        screenshot(page, "trust-7-changed")
     assert not errors, f"page errors: {errors}"
