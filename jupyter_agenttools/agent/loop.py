@@ -40,7 +40,7 @@ from ..errors import (
 )
 from ..gates.arguments import parse_arguments
 from ..gates.availability import check_available
-from ..gates.permission import check_permission, decision_context, needs_answer
+from ..gates.permission import check_permission, checked_scope, decision_context, needs_answer
 from ..permission.audit import audit_call
 from ..permission.types import PermissionBehavior
 from ..tools.base import ToolChunk, ToolResponse, ToolResultState
@@ -333,7 +333,8 @@ class Agent:
                     return
             call.state = CallState.ALLOWED
             call.extra["started_at"] = time.monotonic()  # for the audit's outcome record
-            response = await self._call(run, call, tool)  # gate 4
+            with checked_scope(call.decision):  # the call does what its decision checked
+                response = await self._call(run, call, tool)  # gate 4
             response = self._truncate(response)  # gate 5
             self._finish(run, call, response)
         except AgentOrientedException as exc:

@@ -8,7 +8,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend
-from .read import FileToolMixin, check_input, path_word
+from .read import FileToolMixin, check_input, hold_to_check, path_word
 from .write import require_fresh_read, short_diff, write_and_remember
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ class Edit(FileToolMixin, Tool):
             raise ToolExecutionError("old_string and new_string are the same: nothing to do.")
         b = self.backend
         path = await b.resolve(file_path)  # the path the permission check resolved
+        hold_to_check(self.name, "write", file_path, path)
         st = await b.stat(path)
         if st is None:
             raise ToolExecutionError(f"File not found: {path} (use Write to create a file).")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
-from ..permission.effects import PathEffect
+from ..permission.effects import PathEffect, current_checked
 from ..tools.base import Tool, ToolChunk
 from ._files import GLOB_CHARS, ToolBackend, glob_regex, list_files, split_glob
 from .read import FileToolMixin, check_input, path_word
@@ -97,6 +97,10 @@ class Glob(FileToolMixin, Tool):
                 listed, complete = await list_files(b, root)
                 prefix = root.rstrip("/") + "/"
                 hits = [(p, m) for p, m in listed if regex.match(p[len(prefix):])]
+                checked = current_checked()
+                if checked is not None and checked.excluded_names:
+                    # names a deny/ask Read rule keeps from every search (see CheckedCall)
+                    hits = [(p, m) for p, m in hits if not checked.excludes(p)]
                 hits.sort(key=lambda pm: (-pm[1], pm[0]))
                 files = [p for p, _ in hits]
         if not files:

@@ -14,13 +14,14 @@ import uuid
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
-from ..permission.effects import PathEffect
+from ..permission.effects import PathEffect, current_checked
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend, glob_regex, list_files
-from .read import FileToolMixin, check_input, path_word
+from .read import FileToolMixin, check_input, hold_to_check, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, ExecResult
+    from ..permission.effects import CheckedCall
     from ..permission.types import PermissionContext
 
 __all__ = ["Grep"]
@@ -164,6 +165,9 @@ class Grep(FileToolMixin, Tool):
             raise ToolExecutionError(f"unknown Grep options: {', '.join(sorted(unknown))}")
         b = self.backend
         target = await b.resolve(path or ".")  # the path the permission check resolved
+        hold_to_check(self.name, "search", path or ".", target)
+        checked = current_checked()
+        excluded = checked.excluded_names if checked is not None else ()
         st = await b.stat(target)
         if st is None:
             raise ToolExecutionError(f"Path does not exist: {target}")
@@ -174,15 +178,16 @@ class Grep(FileToolMixin, Tool):
                 "before": before, "after": after, "mode": output_mode}
         rg = await self._ripgrep()
         if rg:
-            result = await b.exec_shell(self._rg_argv(rg, pattern, target, glob, opts),
+            result = await b.exec_shell(self._rg_argv(rg, pattern, target, glob, opts,
+                                                      excluded),
                                         timeout=SEARCH_TIMEOUT)
         else:
-            result = await self._fallback(pattern, target, st.is_dir, glob, opts)
+            result = await self._fallback(pattern, target, st.is_dir, glob, opts, checked)
         return self._format(result, pattern, target, head_limit)
 
     @staticmethod
     def _rg_argv(rg: str, pattern: str, target: str, glob: str | None,
-                 o: dict[str, Any]) -> list[str]:
+                 o: dict[str, Any], excluded: tuple[str, ...] = ()) -> list[str]:
         argv = [rg, "--no-config", "--color=never", "--hidden", "--no-require-git",
                 "--max-columns", str(MAX_COLUMNS), "--max-columns-preview", "--sort", "path"]
         for d in VCS_DIRS:
@@ -209,10 +214,15 @@ class Grep(FileToolMixin, Tool):
 
         for exclude in search_exclude_globs():
             argv += ["--glob", exclude]
+        # and the names the deny/ask Read rules keep from every search, read as those rules
+        # read them (case ignored; ripgrep's globs are gitignore's, as the rules' are)
+        for name in excluded:
+            argv += ["--iglob", "!" + name]
         return argv + ["-e", pattern, "--", target]
 
     async def _fallback(self, pattern: str, target: str, is_dir: bool, glob: str | None,
-                        o: dict[str, Any]) -> "ExecResult":
+                        o: dict[str, Any], checked: "CheckedCall | None" = None
+                        ) -> "ExecResult":
         b = self.backend
         if is_dir:
             listed, _ = await list_files(b, target)
@@ -226,6 +236,8 @@ class Grep(FileToolMixin, Tool):
 
             home = await b.expanduser("~")
             files = [p for p in files if secret_reason(p, home) is None]
+            if checked is not None and checked.excluded_names:
+                files = [p for p in files if not checked.excludes(p)]
         else:
             files = [target]
         request = dict(o, pattern=pattern, files=files, cols=MAX_COLUMNS)

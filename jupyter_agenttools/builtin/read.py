@@ -12,6 +12,7 @@ from ..permission.effects import (
     PathEffect,
     check_effect,
     check_effects,
+    current_checked,
     effect_matches,
     effects_of,
     is_family_rule,
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ..backends.base import BackendBase
     from ..permission.types import PermissionContext, PermissionRule
 
-__all__ = ["Read", "FileToolMixin", "path_word", "check_input"]
+__all__ = ["Read", "FileToolMixin", "path_word", "check_input", "hold_to_check"]
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -71,6 +72,20 @@ def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
             raise ValueError(f"{tool_name}: {key!r} contains characters no file name can have "
                              f"(a lone surrogate?): {value[:80]!r}") from None
     return value
+
+
+def hold_to_check(tool_name: str, kind: str, word: str, physical: str) -> None:
+    """Refuse to run when ``word`` now resolves to another file than the one its permission
+    decision checked (a symbolic link created or changed between the check and the call —
+    maybe while a person was answering the question). Nothing to compare with (the tool called
+    directly, without a decision): nothing to refuse."""
+    checked = current_checked()
+    expected = checked.path_for(kind, word) if checked is not None else None
+    if expected is not None and expected != physical:
+        raise ToolExecutionError(
+            f"{tool_name}: {word!r} now resolves to {physical}, not to {expected} as when its "
+            f"permission was checked (a symbolic link changed in between); nothing was done. "
+            f"Call it again to have the new target checked.")
 
 
 #: JSON schema types of the file tools' inputs, as Python types (bool is no integer here)
@@ -213,6 +228,7 @@ class Read(FileToolMixin, Tool):
                    limit: int | None = None) -> ToolChunk:
         b = self.backend
         path = await b.resolve(file_path)  # the path the permission check resolved
+        hold_to_check(self.name, "read", file_path, path)
         st = await b.stat(path)
         if st is None:
             raise ToolExecutionError(f"File does not exist: {path}")

@@ -9,7 +9,7 @@ from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect
 from ..tools.base import Tool, ToolChunk
 from ._files import ToolBackend
-from .read import FileToolMixin, check_input, path_word
+from .read import FileToolMixin, check_input, hold_to_check, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase, FileStat
@@ -92,6 +92,7 @@ class Write(FileToolMixin, Tool):
     async def call(self, file_path: str, content: str) -> ToolChunk:
         b = self.backend
         path = await b.resolve(file_path)  # the path the permission check resolved
+        hold_to_check(self.name, "write", file_path, path)
         st = await b.stat(path)
         old: str | None = None
         if st is not None:

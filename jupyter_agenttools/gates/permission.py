@@ -18,13 +18,13 @@ import copy
 from typing import Any, Callable, Sequence
 
 from ..errors import AgentOrientedException, DeveloperOrientedException, ToolExecutionError
-from ..permission.effects import effects_of, is_family_rule
+from ..permission.effects import checked_scope, effects_of, is_family_rule
 from ..permission.facts import PrefetchedFacts, facts_request
 from ..permission.patterns import prefix_words
 from ..permission.protected import location_words
 from ..permission.types import PermissionBehavior, PermissionContext, PermissionDecision
 
-__all__ = ["check_permission", "needs_answer", "decision_context"]
+__all__ = ["check_permission", "needs_answer", "decision_context", "checked_scope"]
 
 Next = Callable[[Any, dict, Any], PermissionDecision]
 

@@ -19,13 +19,21 @@ tool, which reports its effects from the shell analysis.
 
 from __future__ import annotations
 
+import contextlib
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from .facts import PathFacts, ResolvedPath, facts_for
 from .memo import current_memo
 from .paths import _check_read, _check_write
-from .patterns import search_reaches, target_matches
+from .patterns import (
+    compile_glob,
+    is_name_pattern,
+    search_reaches,
+    spellings,
+    target_matches,
+)
 from .protected import DecisionPlaces, places_for
 from .types import PermissionBehavior, PermissionDecision, PermissionRule
 
@@ -48,6 +56,10 @@ __all__ = [
     "check_effects",
     "effect_safety",
     "covering_allow_rules",
+    "CheckedCall",
+    "checked_call",
+    "checked_scope",
+    "current_checked",
 ]
 
 READ_KINDS = frozenset({"read", "search"})
@@ -315,3 +327,88 @@ def _merged_suggestions(decisions: Sequence[PermissionDecision]) -> list[Permiss
     for d in decisions:
         merged.extend(r for r in d.suggestions if r not in merged)
     return merged
+
+
+# --- what a decision checked, held for the call's execution -----------------------------------
+
+
+@dataclass(frozen=True)
+class CheckedCall:
+    """What the decision of a file tool's call checked, so that the call does that and nothing
+    else when it runs — maybe minutes later, after a question was answered:
+
+    ``paths``: ``{(kind, word): physical path}`` of each effect as resolved for the decision; a
+    tool whose word resolves elsewhere when it runs (a symbolic link created or changed in
+    between) refuses to run. ``excluded_names``: the name patterns (``*.csv``, ``.env``,
+    ``build/``) of the deny and ask ``Read`` rules: a search (Grep, Glob) of a folder is not
+    refused because such files may be inside, so it must skip them — else ``deny
+    Read(*.csv)`` would not stop a Grep of the project from printing the csv files."""
+
+    paths: Mapping[tuple[str, str], str]
+    excluded_names: tuple[str, ...] = ()
+
+    def path_for(self, kind: str, word: str) -> str | None:
+        return self.paths.get((kind, word))
+
+    def excludes(self, path: str) -> bool:
+        """Is the absolute ``path`` (or a folder above it) named by an excluded name pattern?
+        Read as the deny rules read it: case ignored, a matched folder covers what is below."""
+        return any(regex.match(path) for regex in self._excluders())
+
+    def _excluders(self) -> list[Any]:
+        found = self.__dict__.get("_regexes")
+        if found is None:
+            found = []
+            for name in self.excluded_names:
+                try:
+                    found.append(compile_glob("/**/" + name.removeprefix("**/").rstrip("/"),
+                                              True))
+                except ValueError:
+                    continue
+            self.__dict__["_regexes"] = found
+        return found
+
+
+_CURRENT: ContextVar[CheckedCall | None] = ContextVar("agenttools_checked_call", default=None)
+
+
+def checked_call(effects: Sequence[PathEffect], rules: Iterable[PermissionRule],
+                 context: "PermissionContext") -> CheckedCall:
+    """The :class:`CheckedCall` of a decision over ``effects`` (resolved on the decision's
+    facts, already worked out by then) with the engine's ``rules``."""
+    facts = facts_for(context)
+    paths: dict[tuple[str, str], str] = {}
+    for effect in effects:
+        if effect.glob or effect.base:
+            continue
+        found, _ = _targets(effect, facts)
+        if found and found[0].status == "ok":
+            paths[(effect.kind, effect.path)] = found[0].physical
+    names: list[str] = []
+    if any(e.kind == "search" for e in effects):
+        for rule in rules:
+            if rule.behavior is PermissionBehavior.ALLOW or rule.tool != "Read" \
+                    or rule.specifier is None or not is_name_pattern(rule.specifier):
+                continue
+            try:
+                names.extend(n for n in spellings(rule.specifier) if n not in names)
+            except ValueError:
+                continue
+    return CheckedCall(paths, tuple(names))
+
+
+@contextlib.contextmanager
+def checked_scope(decision: Any) -> Iterator[CheckedCall | None]:
+    """Run a call under what its decision checked (``decision.checked``; None: nothing to
+    hold it to, as for a tool called directly)."""
+    checked = getattr(decision, "checked", None)
+    token = _CURRENT.set(checked if isinstance(checked, CheckedCall) else None)
+    try:
+        yield _CURRENT.get()
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_checked() -> CheckedCall | None:
+    """What the decision of the call now running checked (None: no decision is known)."""
+    return _CURRENT.get()

@@ -13,6 +13,7 @@ propagates.
 
 from __future__ import annotations
 
+import copy
 import os
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from ..errors import DeveloperOrientedException, SettingsError
 from .effects import (
     RULE_FAMILIES,
+    checked_call,
     covering_allow_rules,
     effect_matches,
     effect_safety,
@@ -461,6 +463,9 @@ class PermissionEngine:
         try:
             with decision_scope():
                 decision = self._chain(tool, tool_input, ctx)
+                if decision.behavior is not PermissionBehavior.DENY \
+                        and getattr(tool, "effects_complete", False):
+                    decision = self._held(decision, tool, tool_input, ctx)
         except DeveloperOrientedException:
             raise
         except Exception as exc:  # a middleware that broke: never a silent allow
@@ -468,6 +473,22 @@ class PermissionEngine:
         if self.audit is not None:
             self._record(tool, tool_input, decision, ctx.mode)
         return decision
+
+    def _held(self, decision: PermissionDecision, tool: "Tool", tool_input: Mapping[str, Any],
+              context: PermissionContext) -> PermissionDecision:
+        """The decision with what it checked (``effects.CheckedCall``): the paths the call must
+        still resolve to when it runs, the names a search must skip. Only for tools whose
+        effects describe the whole call (the file tools); on the decision's memo and facts."""
+        try:
+            effects = effects_of(tool, tool_input, context)
+            if not effects:
+                return decision
+            checked = checked_call(effects, self._all_rules(), context)
+        except Exception:  # (an input the tool cannot describe was decided on already)
+            return decision
+        held = copy.copy(decision)
+        held.__dict__["checked"] = checked
+        return held
 
     def _record(self, tool: "Tool", tool_input: Mapping[str, Any],
                 decision: PermissionDecision, mode: PermissionMode) -> None:

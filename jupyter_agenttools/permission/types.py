@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from ..errors import RuleSyntaxError
 
@@ -215,6 +215,9 @@ class PermissionDecision:
     rule_source: str | None = None
     suggestions: list[PermissionRule] = field(default_factory=list)
     trace: list[TraceStep] = field(default_factory=list)
+    #: what the engine checked for a file tool's call (``effects.CheckedCall``), which the call
+    #: is held to when it runs; None otherwise (not a field: not compared, not serialised)
+    checked: ClassVar[Any] = None
 
     def __init__(self, behavior: PermissionBehavior, message: str = "", reason: str = "",
                  bypass_immune: bool = False, step: str | None = None,

@@ -146,3 +146,41 @@ def test_well_formed_twins_stay_allowed(project, tool, tool_input, mode):
 def test_the_path_checks_do_not_touch_the_files(project):
     # (the checks above run on a project that stays as it was)
     assert sorted(os.listdir(project / "src")) == ["a.py"]
+
+
+# --- the notebook tools act on the file their check resolved --------------------------------
+
+# (path, where the kernel reaches it) through lnk -> a/b/c: "lnk/../.." is "a", not the parent
+NOTEBOOK_PATHS = [
+    ("lnk/../../x.ipynb", "a/x.ipynb"),
+    ("lnk/../y.ipynb", "a/b/y.ipynb"),
+    ("a/b/../x.ipynb", "a/x.ipynb"),    # the twin: no link, both readings agree
+    ("x.ipynb", "x.ipynb"),
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "accept_edits", "bypass"])
+@pytest.mark.parametrize("path,reached", NOTEBOOK_PATHS)
+def test_notebook_tools_act_where_their_check_looked(project, monkeypatch, path, reached,
+                                                     mode):
+    (project / "a/b/c").mkdir(parents=True)
+    os.symlink(project / "a/b/c", project / "lnk")
+    monkeypatch.chdir(project)
+    engine, tool = prepare("NotebookEdit", mode=mode, cwd=project)
+    d = engine.decide(tool, {"notebook_path": path, "new_source": "1", "edit_mode": "insert"})
+    assert tool.resolve(path) == str(project / reached)  # where the call writes
+    if mode == "accept_edits":
+        assert d.behavior is ALLOW and str(project / reached) in d.reason, d.reason
+    engine, reader = prepare("NotebookRead", mode=mode, cwd=project)
+    assert reader.resolve(path) == str(project / reached)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("tool_input", [
+    {"notebook_path": "a.ipynb", "new_source": 5},
+    {"notebook_path": "a.ipynb", "new_source": "x", "bogus": 1},
+    {"notebook_path": "a.ipynb", "new_source": "x", "edit_mode": "replace-all"},
+])
+def test_malformed_notebook_edits_are_never_allowed(project, tool_input, mode):
+    d = decide("NotebookEdit", tool_input, mode, project)
+    assert d.behavior in (ASK, DENY) and d.bypass_immune, d.reason

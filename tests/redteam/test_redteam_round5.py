@@ -135,7 +135,8 @@ def test_a_write_through_proc_self_names_the_path_as_written(workdir):
 PWD_PROTECTED = [
     "cd / && rm -rf $PWD", 'cd /; rm -rf "$PWD"', "cd /; rm -rf ${PWD}", "cd / && rm -rf ~+",
     "cd /etc && rm -rf ~+", "cd /etc; rm -rf $PWD/passwd", "cd ~; rm -rf $PWD",
-    "cd; rm -rf ~+", "cd /; chmod -R 777 $PWD",
+    "cd; rm -rf ~+", "cd /; chmod -R 777 $PWD", "rm -rf ~+/..", 'rm -rf "$PWD"/..',
+    "cd ..; rm -rf ~+", "chmod -R 000 ~+/..",
 ]
 PWD_RUN_TIME = [
     # PWD named otherwise than by expanding it: `$PWD` is then decided at run time

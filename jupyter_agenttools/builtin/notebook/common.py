@@ -11,7 +11,8 @@ import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import ToolExecutionError
-from ..read import FileToolMixin
+from ...permission.facts import LocalFacts
+from ..read import FileToolMixin, check_input
 from .host import NotebookHost, NotebookState
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class NotebookPathMixin(FileToolMixin):
         path = self._path_of(tool_input, context)
         if path is None:
             raise ValueError(NO_NOTEBOOK)
+        check_input(self, tool_input)  # an input the tool cannot run with is never allowed
         return [PathEffect(self.effect_kind, path)]
 
     def resolve(self, notebook_path: str | None) -> str:
@@ -57,8 +59,13 @@ class NotebookPathMixin(FileToolMixin):
         path = notebook_path or self.host.notebook_path()
         if not path:
             raise ToolExecutionError(NO_NOTEBOOK)
-        path = os.path.expanduser(path)
-        return os.path.normpath(os.path.join(self.host.cwd(), path))
+        path = os.path.join(self.host.cwd(), os.path.expanduser(path))
+        if ".." in path.split("/"):
+            # the kernel applies ".." after resolving what precedes it (``link/..`` is the
+            # parent of the link's target), as the permission check did: a lexical normpath
+            # could land outside the folder that was checked
+            return LocalFacts(self.host.cwd()).resolve_word(path, (), False).physical
+        return os.path.normpath(path)
 
     def input_summary(self, tool_input: Mapping[str, Any], limit: int = 200) -> str:
         path = self._path_of(tool_input) or "(the agent's notebook)"

@@ -281,11 +281,9 @@ def _pathspecs(sub: str, parsed: Scan, effects: Effects) -> None:
                "rev-parse", "describe", "merge-base", "name-rev", "show-ref", "for-each-ref",
                "cherry", "count-objects", "version", "cat-file", "rev-list", "range-diff"):
         for word in operands:
-            value = word.value or ""
-            if ":" in value and not value.startswith(":"):
-                path = value.split(":", 1)[1]
-                if path:
-                    effects.add(READ, literal(path))  # REV:PATH names a blob (`git show HEAD:.env`)
+            path = _blob_path(word.value or "")
+            if path:
+                effects.add(READ, literal(path))  # REV:PATH names a blob (`git show HEAD:.env`)
         return
     no_index = bool(parsed.found) and bool(parsed.tagged("no-index"))
     kind = READ if sub in _CONTENT else LIST
@@ -315,6 +313,21 @@ def _pathspecs(sub: str, parsed: Scan, effects: Effects) -> None:
     for found in parsed.tagged("line-range") if parsed.found else ():
         if found.value and ":" in found.value:
             effects.add(READ, literal(found.value.rsplit(":", 1)[1]))
+
+
+def _blob_path(value: str) -> str | None:
+    """The path a blob name reads: ``REV:PATH``, and the index's ``:PATH`` / ``:N:PATH``
+    (`git cat-file -p :.env` prints the staged .env); ``:/TEXT`` searches commit messages."""
+    if value.startswith(":"):
+        if value.startswith(":/"):
+            return None
+        rest = value[1:]
+        if len(rest) > 1 and rest[0] in "0123" and rest[1] == ":":
+            rest = rest[2:]
+        return rest or None
+    if ":" in value:
+        return value.split(":", 1)[1] or None
+    return None
 
 
 def _looks_like_revision(value: str) -> bool:

@@ -147,11 +147,28 @@ def version_only(*forms: str) -> Callable[[list[Word]], Effects]:
     return check
 
 
-def subcommands(forms: set[tuple[str, ...]], reason: str,
-                any_tail: bool = True) -> Callable[[list[Word]], Effects]:
-    """Read-only when the words after the program start with one of ``forms`` (followed only
-    by options or names when ``any_tail``; nothing else otherwise)."""
+# options of the listing forms below that change only what is listed or how (not -H/--host:
+# ssh; not --config, --userconfig, --registry: code or settings from elsewhere)
+_CONDA_TAIL = ("--json --export --explicit --revisions --full-name --no-pip --md5 "
+               "--show-channel-urls --canonical -c -n --name -p --prefix -e --envs -a --all "
+               "-v --verbose -q --quiet -s --system --base")
+_NPM_TAIL = ("--json --depth --all -a --long -l --parseable -p --global -g --omit --include "
+             "--link --workspace -w --workspaces --ws --production --dev --unicode "
+             "--no-unicode --package-lock-only")
+_SYSTEMCTL_TAIL = ("--no-pager -l --full -a --all -t --type --state -n --lines --no-legend "
+                   "--legend --plain -o --output --user --system -q --quiet --failed --value "
+                   "-p --property -P --reverse -r --recursive --with-dependencies --version")
+
+
+def subcommands(forms: set[tuple[str, ...]], reason: str, any_tail: bool = True,
+                tail_options: str = "") -> Callable[[list[Word]], Effects]:
+    """Read-only when the words after the program start with one of ``forms``, followed when
+    ``any_tail`` by names and the options of ``tail_options`` (space separated, with their
+    dashes; ``--name=value`` spells a value); nothing else otherwise. Other options are not
+    read-only: `jupyter kernelspec list --config=x.py` runs x.py, `systemctl status -H host`
+    runs ssh, `npm ls --userconfig=f` reads settings from any file."""
     ordered = sorted(forms, key=len, reverse=True)
+    allowed = frozenset(tail_options.split())
 
     def check(argv: list[Word]) -> Effects:
         words = argv[1:]
@@ -161,6 +178,10 @@ def subcommands(forms: set[tuple[str, ...]], reason: str,
         for form in ordered:
             count = len(form)
             if values[:count] == form and (any_tail or len(values) == count):
+                for value in values[count:]:
+                    name = (value or "").split("=", 1)[0]
+                    if name.startswith("-") and name not in allowed:
+                        return _no(f"{argv[0].value} {name} is not a known listing option")
                 return _yes(reason)
         return _no(f"{argv[0].value} {' '.join(value or '' for value in values[:2])} is not a "
                    "known read-only form")
@@ -547,14 +568,15 @@ SYSTEM: dict[str, Callable[[list[Word]], Effects]] = {
     "pip": pip, "pip3": pip, "gh": gh,
     "docker": docker, "jq": jq, "lsof": lsof, "test": test, "[": test,
     "conda": subcommands({("list",), ("info",), ("env", "list"), ("--version",), ("-V",)},
-                         "conda listing"),
+                         "conda listing", tail_options=_CONDA_TAIL),
     "mamba": subcommands({("list",), ("info",), ("env", "list"), ("--version",)},
-                         "mamba listing"),
+                         "mamba listing", tail_options=_CONDA_TAIL),
     "npm": subcommands({("ls",), ("list",), ("--version",), ("-v",), ("view",),
-                        ("outdated",)}, "npm listing"),
+                        ("outdated",)}, "npm listing", tail_options=_NPM_TAIL),
     # not `jupyter server list`: it prints the servers' access tokens
     "jupyter": subcommands({("--version",), ("--paths",), ("kernelspec", "list"),
-                            ("lab", "--version")}, "jupyter listing"),
+                            ("lab", "--version")}, "jupyter listing",
+                           tail_options="--json --debug"),
     "ip": subcommands({("addr",), ("address",), ("a",), ("link",), ("l",), ("route",),
                        ("r",), ("neigh",), ("-br", "addr"), ("-br", "a"), ("-br", "link"),
                        ("addr", "show"), ("address", "show"), ("link", "show"),
@@ -563,7 +585,8 @@ SYSTEM: dict[str, Callable[[list[Word]], Effects]] = {
     "ifconfig": subcommands({(), ("-a",)}, "lists network interfaces", any_tail=False),
     "systemctl": subcommands({("status",), ("list-units",), ("list-unit-files",),
                               ("is-active",), ("is-enabled",), ("is-failed",),
-                              ("list-timers",), ("--version",)}, "systemctl query"),
+                              ("list-timers",), ("--version",)}, "systemctl query",
+                             tail_options=_SYSTEMCTL_TAIL),
     "timedatectl": subcommands({(), ("status",)}, "prints time settings", any_tail=False),
     "hostnamectl": subcommands({(), ("status",)}, "prints host settings", any_tail=False),
     "dmesg": Program("prints kernel messages", options(
