@@ -16,12 +16,16 @@ import os
 import shlex
 import sys
 import time
-from typing import Any, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
 
 from . import __version__
 from .errors import AgentToolsError
 from .hooks import AGENTS as HOOK_AGENTS
 from .permission.types import STEPS, PermissionDecision
+
+if TYPE_CHECKING:
+    from .permission.engine import PermissionEngine
+    from .permission.settings import MergedSettings, SettingsStore
 
 __all__ = ["main", "build_parser"]
 
@@ -63,7 +67,7 @@ def _rules_from_args(args: argparse.Namespace) -> dict[str, list[str]]:
             "deny": list(args.deny or [])}
 
 
-def _load_tool(spec: str) -> Any:
+def _load_tool(spec: str) -> Any:  # a Tool, or a built-in tool's name (cli imports no tools)
     """A built-in tool name, or ``package.module:attr`` naming a Tool object or class."""
     if ":" not in spec:
         return spec
@@ -90,7 +94,7 @@ def _merge_rules(*sources: dict[str, Any] | None) -> dict[str, list[Any]]:
 
 
 def _prepare(tool: Any, *, mode: Any, rules: Any, cwd: Any, working_directories: Any,
-             project: str | None) -> tuple[Any, Any]:
+             project: str | None) -> "tuple[PermissionEngine, Any]":
     from .permission.check import prepare
 
     if isinstance(tool, str):
@@ -283,7 +287,7 @@ def _bench(args: argparse.Namespace) -> int:
 # --- settings --------------------------------------------------------------------------------
 
 
-def _store(args: argparse.Namespace) -> Any:
+def _store(args: argparse.Namespace) -> "SettingsStore":
     from .permission.settings import SettingsStore
 
     return SettingsStore(args.project or os.getcwd(), user_dir=args.user_dir,
@@ -348,7 +352,7 @@ def _cmd_settings(args: argparse.Namespace) -> int:
     raise CLIError(f"unknown settings action {action!r}")  # pragma: no cover - argparse checks
 
 
-def _print_held_back(merged: Any, out: TextIO) -> None:
+def _print_held_back(merged: "MergedSettings", out: TextIO) -> None:
     """Trust, lock-down and whatever the files say that does not count (never silently)."""
     trust, lock = merged.trust, merged.lockdown
     if trust is not None and trust.needed:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # in CPython, not typeshed
 from typing import Any, Iterable, Sequence
 
 from .errors import JSONInputError
@@ -32,7 +32,7 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
-class _Pairs(dict):  # type: ignore[type-arg]
+class _Pairs(dict[str, Any]):
     """An object whose text repeated a key: remembers which (reported with its path)."""
 
     duplicates: list[str]

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
-    from ..permission.types import PermissionDecision, PermissionRule
+    from ..permission.types import PermissionContext, PermissionDecision, PermissionRule
     from ..tools.base import Tool, ToolResponse
+    from ..tools.toolkit import Toolkit
     from .run import PendingAsk
 
 __all__ = ["CallState", "ToolCall", "Batch", "make_batches", "matches_kept_rule"]
@@ -52,7 +53,7 @@ class Batch:
     calls: list[ToolCall]
 
 
-def _is_safe(call: ToolCall, toolkit: Any) -> bool:
+def _is_safe(call: ToolCall, toolkit: "Toolkit") -> bool:
     tool = toolkit.find_tool(call.name) if isinstance(call.name, str) else None
     if tool is None:
         return True
@@ -70,7 +71,7 @@ def _is_safe(call: ToolCall, toolkit: Any) -> bool:
         return False
 
 
-def make_batches(calls: Iterable[ToolCall], toolkit: Any) -> list[Batch]:
+def make_batches(calls: Iterable[ToolCall], toolkit: "Toolkit") -> list[Batch]:
     """Split ``calls`` in order into maximal concurrent runs and single sequential calls."""
     batches: list[Batch] = []
     for call in calls:
@@ -85,7 +86,7 @@ def make_batches(calls: Iterable[ToolCall], toolkit: Any) -> list[Batch]:
 
 
 def matches_kept_rule(tool: "Tool", tool_input: dict[str, Any], kept: list["PermissionRule"],
-                      context: Any) -> bool:
+                      context: "PermissionContext") -> bool:
     """Does a rule already suggested in this batch cover this call? (then no second question)"""
     for rule in kept:
         if rule.tool != tool.name:

@@ -29,7 +29,7 @@ import json
 import logging
 import os
 import time
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
 from ..errors import (
     AgentOrientedException,
@@ -49,6 +49,12 @@ from . import events as ev
 from .batching import CallState, ToolCall, make_batches, matches_kept_rule
 from .models import ModelTurn, TextDelta, load_model
 from .run import AgentRun, PendingAsk, new_ask_id
+
+if TYPE_CHECKING:
+    from ..permission.engine import PermissionEngine
+    from ..permission.types import PermissionDecision, PermissionRule
+    from ..tools.base import Tool
+    from ..tools.toolkit import Toolkit
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +111,8 @@ class Agent:
     limit). The conversation (``messages``, OpenAI chat format) is kept across runs.
     """
 
-    def __init__(self, model: Any = "scripted", toolkit: Any = None, engine: Any = None,
+    def __init__(self, model: Any = "scripted", toolkit: Toolkit | None = None,
+                 engine: PermissionEngine | None = None,
                  backend: Any = None, system_prompt: str | None = None, max_turns: int = 20,
                  output_budget: int = 30000, offload_dir: str | os.PathLike[str] | None = None,
                  middlewares: Sequence[Any] = (),
@@ -118,14 +125,14 @@ class Agent:
             from ..tools.toolkit import Toolkit
 
             toolkit = Toolkit(default_tools(backend))
-        self.toolkit = toolkit
+        self.toolkit: Toolkit = toolkit
         if engine is None:
             from ..permission.engine import PermissionEngine
 
             engine = PermissionEngine.for_project(project, tools=self.toolkit.find_tool)
         elif project is not None:
             raise UsageError("give either engine= or project= (the project's engine), not both")
-        self.engine = engine
+        self.engine: PermissionEngine = engine
         self.system_prompt = system_prompt
         if not isinstance(max_turns, int) or max_turns < 1:
             raise UsageError(f"max_turns must be a positive integer, got {max_turns!r}")
@@ -271,7 +278,7 @@ class Agent:
                 return
             for batch in make_batches(todo, self.toolkit):
                 if batch.concurrent:
-                    kept: list[Any] = []
+                    kept: list[PermissionRule] = []
                     await _gather([self._execute(run, c, kept) for c in batch.calls])
                 else:
                     for call in batch.calls:
@@ -305,7 +312,8 @@ class Agent:
             call.recheck = True
         call.state = CallState.ALLOWED
 
-    async def _execute(self, run: AgentRun, call: ToolCall, kept: list[Any] | None) -> None:
+    async def _execute(self, run: AgentRun, call: ToolCall,
+                       kept: list[PermissionRule] | None) -> None:
         """One call through the gates; leaves it FINISHED, ASKING or (deduplicated) PENDING."""
         if not call.started:
             call.started = True
@@ -342,8 +350,8 @@ class Agent:
                      else ToolResultState.ERROR)
             self._finish(run, call, ToolResponse.error(str(exc), state=state))
 
-    def _park(self, run: AgentRun, call: ToolCall, tool: Any, decision: Any,
-              kept: list[Any] | None) -> None:
+    def _park(self, run: AgentRun, call: ToolCall, tool: Tool, decision: PermissionDecision,
+              kept: list[PermissionRule] | None) -> None:
         if decision.behavior is PermissionBehavior.PASSTHROUGH:  # nobody decided: a question
             decision = dataclasses.replace(
                 decision, behavior=PermissionBehavior.ASK,
@@ -359,7 +367,7 @@ class Agent:
         run._add_ask(ask)
         run.emit(ev.AskEvent(ask=ask))
 
-    async def _call(self, run: AgentRun, call: ToolCall, tool: Any) -> ToolResponse:
+    async def _call(self, run: AgentRun, call: ToolCall, tool: Tool) -> ToolResponse:
         """Gate 4: run the call (through the execution middlewares) within its time limit."""
         limit = self._time_limit(tool, call.input or {})
         progress = _Progress()
@@ -384,7 +392,7 @@ class Agent:
             return progress.overran(call.name, limit, self.tool_time_limit)
         return task.result()
 
-    def _time_limit(self, tool: Any, tool_input: dict[str, Any]) -> float | None:
+    def _time_limit(self, tool: Tool, tool_input: dict[str, Any]) -> float | None:
         own_limit = getattr(tool, "own_time_limit", None)
         try:
             own = own_limit(tool_input) if callable(own_limit) else None
@@ -394,7 +402,7 @@ class Agent:
             return float(own) + OWN_LIMIT_GRACE
         return self.tool_time_limit
 
-    async def _execute_tool(self, run: AgentRun, call: ToolCall, tool: Any,
+    async def _execute_tool(self, run: AgentRun, call: ToolCall, tool: Tool,
                             progress: "_Progress") -> ToolResponse:
         chain: Callable[[Any, dict[str, Any]], AsyncIterator[Any]]
 
@@ -542,6 +550,7 @@ async def _gather(coros: list[Any]) -> None:
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
     for t in tasks:
-        if not t.cancelled() and t.exception() is not None:
-            raise t.exception()  # type: ignore[misc]
+        error = None if t.cancelled() else t.exception()
+        if error is not None:
+            raise error
 

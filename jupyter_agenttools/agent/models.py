@@ -21,7 +21,7 @@ import itertools
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Protocol
 
 from ..errors import ModelError
 
@@ -30,6 +30,7 @@ __all__ = [
     "ToolCallRequest",
     "ModelTurn",
     "ModelEvent",
+    "ChatModel",
     "ScriptedModel",
     "OpenAIChatModel",
     "LiteLLMModel",
@@ -114,6 +115,13 @@ class ModelTurn:
 
 
 ModelEvent = TextDelta | ModelTurn
+
+
+class ChatModel(Protocol):
+    """What the agent loop needs of a model: ``stream`` yields text deltas, then one turn."""
+
+    def stream(self, messages: list[dict[str, Any]],
+               tools: list[dict[str, Any]]) -> AsyncIterator[ModelEvent]: ...
 
 NO_MODEL_MESSAGE = (
     "No model is configured: this agent runs an empty ScriptedModel, so it stops here. "
@@ -533,7 +541,7 @@ def _describe(exc: BaseException, openai: Any) -> str:
 # --- load_model ------------------------------------------------------------------------------
 
 
-def load_model(spec: Any = "scripted", **kwargs: Any) -> Any:
+def load_model(spec: Any = "scripted", **kwargs: Any) -> ChatModel:
     """Resolve a model: ``"openai:gpt-4.1-mini"``, ``"litellm:anthropic/claude-sonnet-4-5"``
     (any LiteLLM model; the optional extra), ``"scripted"`` (an empty script that ends at
     once with a message explaining how to configure a model), a list of scripted turns, or an

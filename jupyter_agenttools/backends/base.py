@@ -466,10 +466,10 @@ class BackendBase(abc.ABC):
                            ) -> None:
         parts: list[bytes] = []
         if hasattr(chunks, "__aiter__"):
-            async for c in chunks:  # type: ignore[union-attr]
+            async for c in chunks:
                 parts.append(c)
         else:
-            parts.extend(chunks)  # type: ignore[arg-type]
+            parts.extend(chunks)
         await self.write_file(path, b"".join(parts))
 
     async def close(self) -> None:  # noqa: B027 - a no-op default, not abstract

@@ -1243,10 +1243,10 @@ async def _rechunk(chunks: AsyncIterator[bytes] | Iterable[bytes], size: int
 
     async def source() -> AsyncIterator[bytes]:
         if hasattr(chunks, "__aiter__"):
-            async for c in chunks:  # type: ignore[union-attr]
+            async for c in chunks:
                 yield c
         else:
-            for c in chunks:  # type: ignore[union-attr]
+            for c in chunks:
                 yield c
 
     async for c in source():

@@ -107,8 +107,9 @@ class LocalBackend(BackendBase):
                 await queue.put((name, chunk))
             await queue.put(None)
 
-        readers = [asyncio.ensure_future(pump("stdout", proc.proc.stdout)),  # type: ignore
-                   asyncio.ensure_future(pump("stderr", proc.proc.stderr))]  # type: ignore
+        # stdout/stderr are pipes: the process was started with stdout=PIPE, stderr=PIPE
+        readers = [asyncio.ensure_future(pump("stdout", proc.proc.stdout)),  # type: ignore[arg-type]
+                   asyncio.ensure_future(pump("stderr", proc.proc.stderr))]  # type: ignore[arg-type]
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + max(0.0, float(timeout))
         open_streams = 2
@@ -190,10 +191,10 @@ class LocalBackend(BackendBase):
         try:
             with os.fdopen(fd, "wb") as f:
                 if hasattr(chunks, "__aiter__"):
-                    async for c in chunks:  # type: ignore[union-attr]
+                    async for c in chunks:
                         await asyncio.to_thread(f.write, c)
                 else:
-                    for c in chunks:  # type: ignore[union-attr]
+                    for c in chunks:
                         f.write(c)
             _finish_atomic(tmp, target)
         except BaseException:

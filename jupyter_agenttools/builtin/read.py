@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Mapping, overload
 
 from ..errors import ToolExecutionError
 from ..permission.effects import (
@@ -52,6 +52,12 @@ def looks_binary(head: bytes) -> bool:
     return bad > max(8, len(text) // 20)
 
 
+@overload
+def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
+              required: Literal[True] = True) -> str: ...
+@overload
+def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
+              required: bool) -> str | None: ...
 def path_word(tool_name: str, tool_input: Mapping[str, Any], key: str,
                required: bool = True) -> str | None:
     """The path argument as written; a missing or non-string one is an error, never a guess,

@@ -13,11 +13,23 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
 from ..errors import UsageError as CoreUsageError
 from .config import AgentTools
 from .usage import usage_rows
+
+if TYPE_CHECKING:
+    from ..agent.loop import Agent
+    from ..agent.run import AgentRun, PendingAsk
+    from ..backends.base import BackendBase
+    from ..backends.sandbox import SandboxPolicy
+    from ..permission.engine import PermissionEngine
+    from ..permission.types import PermissionContext
+    from ..tools.base import Tool
+    from ..tools.toolkit import Toolkit
+    from .magics import AgentMagics
+    from .widgets import RunPanel
 
 __all__ = [
     "AgentSession",
@@ -79,6 +91,12 @@ def current_session(shell: Any = None) -> "AgentSession":
 class AgentSession:
     """Everything one kernel's agent needs: toolkit, backend, engine, settings, audit, runs."""
 
+    engine: PermissionEngine
+    #: the registered ``%agent`` magics and the SIGINT handler's undo, set by
+    #: load_ipython_extension
+    magics: AgentMagics | None = None
+    restore_interrupt: Callable[[], None] | None = None
+
     def __init__(self, shell: Any, config: AgentTools):
         from ..permission.audit import AuditLog
         from ..permission.engine import PermissionEngine
@@ -99,19 +117,19 @@ class AgentSession:
         # the toolkit is built on first use (see `toolkit`): the built-in tools pull in the
         # shell and Python analyses (tree-sitter, the program tables), ~0.2 s that
         # `%load_ext` should not wait for
-        self._toolkit: Any = None
+        self._toolkit: Toolkit | None = None
         self.audit = AuditLog(self.project_dir / ".agenttools" / "audit.jsonl")
         self.engine = PermissionEngine(
             mode=config.mode or None, settings=self.settings, audit=self.audit,
             context=self._context(), tools=self._find_tool,
         )
         self.model: Any = None  # set by `%agent model`; None → config.model
-        self._agent: Any = None  # the agent whose conversation the next %%agent continues
+        self._agent: Agent | None = None  # the agent whose conversation the next %%agent continues
         self._agent_key: tuple[Any, ...] | None = None
-        self.runs: list[Any] = []  # every AgentRun started in this kernel, oldest first
-        self.panels: dict[int, Any] = {}  # id(run) -> RunPanel
-        self._tasks: set[asyncio.Task] = set()
-        self.started_backends: list[Any] = []  # remote kernels this session started
+        self.runs: list[AgentRun] = []  # every AgentRun started in this kernel, oldest first
+        self.panels: dict[int, RunPanel] = {}  # id(run) -> RunPanel
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.started_backends: list[BackendBase] = []  # remote kernels this session started
         from .state import kernel_id
 
         self._kernel_id = kernel_id() if shell is not None and hasattr(shell, "kernel") else None
@@ -126,7 +144,7 @@ class AgentSession:
 
     # -- construction helpers ----------------------------------------------------------------
     @property
-    def toolkit(self) -> Any:
+    def toolkit(self) -> Toolkit:
         """The kernel's Toolkit: the built-in tools on the session's backend and the group
         ``notebook`` (NotebookRead/Edit, RunCode, Inspect), made when first needed."""
         if self._toolkit is None:
@@ -141,10 +159,10 @@ class AgentSession:
             install_notebook_tools(self)
         return self._toolkit
 
-    def _find_tool(self, name: str) -> Any:
+    def _find_tool(self, name: str) -> Tool | None:
         return self.toolkit.find_tool(name)
 
-    def _make_backend(self, name: str) -> Any:
+    def _make_backend(self, name: str) -> BackendBase:
         if name == "local":
             from ..backends.local import LocalBackend
 
@@ -153,12 +171,12 @@ class AgentSession:
 
         return KernelBackend()
 
-    def _context(self) -> Any:
+    def _context(self) -> PermissionContext:
         from ..permission.types import PermissionContext
 
         return PermissionContext(cwd=os.getcwd(), project_root=str(self.project_dir))
 
-    def set_backend(self, backend: Any) -> None:
+    def set_backend(self, backend: BackendBase) -> None:
         """Run the built-in tools on ``backend`` from now on (replaces them in the toolkit)."""
         self.backend = backend
         if self._toolkit is None:  # not made yet: it will be made on this backend
@@ -171,11 +189,11 @@ class AgentSession:
             self._attach_sandbox(tool)
             self.toolkit.add_tool(tool)
 
-    def _attach_sandbox(self, tool: Any) -> None:
+    def _attach_sandbox(self, tool: Tool) -> None:
         if hasattr(tool, "sandbox") and tool.name == "Bash":
             tool.sandbox = self.sandbox
 
-    def sandbox_policy(self) -> Any:
+    def sandbox_policy(self) -> SandboxPolicy:
         """The sandbox in force: the settings files' ``sandbox`` key (re-read when changed)
         under ``AgentTools.sandbox`` (``%agent sandbox on|off``), the managed layer on top."""
         from ..backends.sandbox_settings import policy_from_settings
@@ -349,7 +367,7 @@ class AgentSession:
         except ValueError:
             return str(self.project_dir)
 
-    def agent_for(self, model: Any = None, mode: str | None = None) -> Any:
+    def agent_for(self, model: Any = None, mode: str | None = None) -> Agent:
         """The agent for the next run: the previous one (its conversation goes on) when the
         model and mode are the same and it is idle, else a new one."""
         raw = model
@@ -368,7 +386,7 @@ class AgentSession:
             self._agent, self._agent_key = agent, key
         return agent
 
-    def make_agent(self, model: Any = None, mode: str | None = None) -> Any:
+    def make_agent(self, model: Any = None, mode: str | None = None) -> Agent:
         from ..agent.loop import Agent
 
         engine = self.engine
@@ -403,11 +421,11 @@ class AgentSession:
         self.publish_state()
         return forgotten
 
-    def run_name(self, run: Any) -> str:
+    def run_name(self, run: AgentRun) -> str:
         panel = self.panels.get(id(run))
         return getattr(panel, "_title", "") or "agent_run"
 
-    def _engine_for_mode(self, mode: str | None, *, audit: bool = True) -> Any:
+    def _engine_for_mode(self, mode: str | None, *, audit: bool = True) -> PermissionEngine:
         """An engine like the session's (same settings files, same session rules) in another
         mode; without ``audit`` its decisions are not logged (``%agent check`` is a dry run)."""
         from ..permission.engine import PermissionEngine
@@ -418,13 +436,13 @@ class AgentSession:
                                 context=self._context(), tools=self._find_tool,
                                 session=self.engine.session)
 
-    def dry_engine(self, mode: str | None = None) -> Any:
+    def dry_engine(self, mode: str | None = None) -> PermissionEngine:
         """The session's engine for decisions that are only shown, not taken."""
         return self._engine_for_mode(mode, audit=False)
 
     # -- runs --------------------------------------------------------------------------------
     def start_run(self, prompt: str, *, model: Any = None, mode: str | None = None,
-                  title: str = "agent") -> tuple[Any, Any]:
+                  title: str = "agent") -> tuple[AgentRun, RunPanel]:
         """Start a run as a task on the kernel's loop; returns (run, panel) at once."""
         try:
             asyncio.get_running_loop()
@@ -456,7 +474,7 @@ class AgentSession:
         if getattr(event, "kind", "") in _STATE_EVENTS:
             self.publish_state()
 
-    def panel_of(self, ask: Any) -> Any:
+    def panel_of(self, ask: PendingAsk) -> RunPanel | None:
         for run in self.runs:
             panel = self.panels.get(id(run))
             if ask in (getattr(run, "asks", None) or ()) or any(
@@ -464,7 +482,7 @@ class AgentSession:
                 return panel
         return None
 
-    async def stop_run(self, run: Any, reason: str) -> str:
+    async def stop_run(self, run: AgentRun, reason: str) -> str:
         """Cancel ``run`` and wait (a few seconds at most) until its tool calls have stopped;
         returns one line saying so."""
         run.cancel(reason)
@@ -498,16 +516,16 @@ class AgentSession:
         if self.engine.context.cwd != os.getcwd():
             self.engine.context = self._context()
 
-    def active_runs(self) -> list[Any]:
+    def active_runs(self) -> list[AgentRun]:
         return [r for r in self.runs if not _is_done(r)]
 
-    def pending(self) -> list[Any]:
-        out: list[Any] = []
+    def pending(self) -> list[PendingAsk]:
+        out: list[PendingAsk] = []
         for run in self.runs:
             out.extend(getattr(run, "pending", ()) or ())
         return out
 
-    def find_ask(self, ask_id: str) -> Any:
+    def find_ask(self, ask_id: str) -> PendingAsk:
         """The question ``ask_id`` of any run, open or already answered."""
         for run in reversed(self.runs):
             for ask in getattr(run, "asks", None) or getattr(run, "pending", ()) or ():
@@ -516,7 +534,7 @@ class AgentSession:
         ids = ", ".join(str(a.id) for a in self.pending()) or "none"
         raise CoreUsageError(f"no question with id {ask_id!r} (open ones: {ids})")
 
-    def spawn(self, coro: Any) -> asyncio.Task:
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Keep a strong reference to a background task until it ends."""
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
@@ -566,7 +584,7 @@ class AgentSession:
             asyncio.run(_close_all(closers))
 
 
-async def _close_all(closers: list[Any]) -> None:
+async def _close_all(closers: list[Coroutine[Any, Any, Any]]) -> None:
     for closer in closers:
         try:
             await closer
@@ -614,16 +632,14 @@ def unload_ipython_extension(ipython: Any) -> None:
     session = _SESSIONS.pop(id(ipython), None)
     if session is None:
         return
-    restore = getattr(session, "restore_interrupt", None)
-    if restore is not None:
-        restore()
+    if session.restore_interrupt is not None:
+        session.restore_interrupt()
     session.close()
     mm = ipython.magics_manager
     for kind in ("line", "cell"):
         mm.magics[kind].pop("agent", None)
     mm.registry.pop("AgentMagics", None)
-    magics = getattr(session, "magics", None)
-    for obj in (magics, session.config):
+    for obj in (session.magics, session.config):
         while obj in ipython.configurables:
             ipython.configurables.remove(obj)
     if getattr(ipython.user_ns.get("agent_tool"), "_agenttools", False):

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, Iterable, Literal, overload
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
@@ -178,6 +178,14 @@ class AgentToolsHandler(APIHandler):
                                 type(data).__name__)
         return data
 
+    @overload
+    @staticmethod
+    def text(data: dict[str, Any], key: str, *, required: Literal[True] = True,
+             max_chars: int = MAX_RULE_CHARS) -> str: ...
+    @overload
+    @staticmethod
+    def text(data: dict[str, Any], key: str, *, required: bool,
+             max_chars: int = MAX_RULE_CHARS) -> str | None: ...
     @staticmethod
     def text(data: dict[str, Any], key: str, *, required: bool = True,
              max_chars: int = MAX_RULE_CHARS) -> str | None:
@@ -194,8 +202,16 @@ class AgentToolsHandler(APIHandler):
                                 len(value), max_chars)
         return value.strip()
 
+    @overload
     @staticmethod
-    def choice(data: dict[str, Any], key: str, choices: Any, *, required: bool = True
+    def choice(data: dict[str, Any], key: str, choices: Iterable[Any], *,
+               required: Literal[True] = True) -> str: ...
+    @overload
+    @staticmethod
+    def choice(data: dict[str, Any], key: str, choices: Iterable[Any], *,
+               required: bool) -> str | None: ...
+    @staticmethod
+    def choice(data: dict[str, Any], key: str, choices: Iterable[Any], *, required: bool = True
                ) -> str | None:
         """``data[key]`` when it is exactly one of ``choices`` (no case folding, no trimming:
         a value that is not exact is refused, with the one it may have meant)."""
@@ -225,12 +241,12 @@ class AgentToolsHandler(APIHandler):
                 403, "the managed layer (%s) is read-only: only an administrator edits that "
                      "file; choose one of %s", str(self.store.path("managed")),
                 ", ".join(WRITABLE_LAYERS))
-        return layer  # type: ignore[return-value]
+        return layer
 
     def rule_behavior(self, data: dict[str, Any], *, default: str | None = None) -> str:
-        behavior = self.choice(data, "behavior", RULE_BEHAVIORS,
-                               required=default is None) or default
-        return behavior  # type: ignore[return-value]
+        if default is None:
+            return self.choice(data, "behavior", RULE_BEHAVIORS)
+        return self.choice(data, "behavior", RULE_BEHAVIORS, required=False) or default
 
     def context(self, settings: Any = None) -> Any:
         from ..permission.types import PermissionContext
@@ -492,7 +508,7 @@ class ValidateHandler(AgentToolsHandler):
         except web.HTTPError as exc:
             if exc.status_code != 400:
                 raise
-            message = exc.log_message % exc.args if exc.args else exc.log_message
+            message = (exc.log_message or "") % exc.args if exc.args else exc.log_message
             self.reply({"ok": False, "error": message})
             return
         self.reply({"ok": True, "rule": rule.text, "tool": rule.tool,

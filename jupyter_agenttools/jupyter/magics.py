@@ -12,7 +12,7 @@ import html
 import json
 import re
 import shlex
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
@@ -33,6 +33,11 @@ from .commands import (
 )
 from .config import MODES
 from .display import DecisionReport, Table
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from .extension import AgentSession
 
 __all__ = [
     "AgentMagics",
@@ -521,7 +526,9 @@ def make_agent_tool(session: Any) -> Callable:
 
 @magics_class
 class AgentMagics(Magics):
-    def __init__(self, shell: Any = None, session: Any = None, **kwargs: Any):
+    shell: InteractiveShell
+
+    def __init__(self, shell: InteractiveShell, session: AgentSession, **kwargs: Any):
         super().__init__(shell, **kwargs)
         self.session = session
 
@@ -687,6 +694,8 @@ async def _agent_wait(line: str, body: str) -> None:
     from .extension import current_session
 
     session = current_session()
+    if session.magics is None:  # loaded by load_ipython_extension, which registers them
+        raise UsageError("jupyter_agenttools is not loaded: run %load_ext jupyter_agenttools")
     try:
         run = session.magics._cell(line, body, waiting=True)
     except CoreUsageError as exc:

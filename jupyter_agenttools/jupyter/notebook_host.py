@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from typing import Any, Iterator, MutableMapping
+from typing import Any, Iterator
 
 from ..builtin.notebook import NotebookHost, notebook_group, notebook_tools
 from .notebook_link import ServerLink
@@ -68,10 +68,10 @@ class KernelNotebookHost(NotebookHost):
         self.link = link if link is not None else ServerLink()
 
     @property
-    def namespace(self) -> MutableMapping[str, Any] | None:
+    def namespace(self) -> dict[str, Any] | None:
         return self.shell.user_ns
 
-    def execution_namespace(self) -> MutableMapping[str, Any]:
+    def execution_namespace(self) -> dict[str, Any]:
         return self.shell.user_ns
 
     def transform(self, code: str) -> str:

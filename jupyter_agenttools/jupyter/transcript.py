@@ -81,6 +81,7 @@ def _summary(name: str, tool_input: Any, raw: str = "") -> str:
 
 def _story(run: Any) -> _Story:
     story = _Story()
+    call: _Call | None
     for ev in list(getattr(run, "events", ())):
         kind = getattr(ev, "kind", "")
         if kind == "text_delta":

@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import ipywidgets as W
 
 from .explain import call_title, plain_reason, preview
+
+if TYPE_CHECKING:
+    from ..agent import events
+    from ..agent.run import AgentRun, PendingAsk
 
 __all__ = [
     "RunPanel",
@@ -181,7 +185,7 @@ class QuestionCard(_FixedRepr, W.VBox):
 
     _fixed_repr = "<agent question>"
 
-    def __init__(self, ask: Any, settings_file: str | None = None, mode: str | None = None,
+    def __init__(self, ask: PendingAsk, settings_file: str | None = None, mode: str | None = None,
                  cwd: str = ".", hint: str = "", untrusted: bool = False):
         self.ask = ask
         self.untrusted = untrusted
@@ -388,7 +392,7 @@ class RunPanel(_FixedRepr, W.VBox):
         self._cards: dict[str, QuestionCard] = {}
         self._handle: Any = None
         self.final: Any = None
-        self.run: Any = None
+        self.run: AgentRun | None = None
         super().__init__([W.HBox([self.status, self.cancel_button]), self.note_line,
                           self.transcript])
         self.add_class("agenttools-panel")
@@ -443,7 +447,7 @@ class RunPanel(_FixedRepr, W.VBox):
     def tool_view(self, call_id: str | None) -> ToolCallView | None:
         return self._calls.get(call_id) if call_id else None
 
-    def add_question(self, ask: Any) -> QuestionCard:
+    def add_question(self, ask: PendingAsk) -> QuestionCard:
         key = str(getattr(ask, "id", id(ask)))
         card = self._cards.get(key)
         if card is None:
@@ -482,22 +486,22 @@ class RunPanel(_FixedRepr, W.VBox):
             self.end_text()
 
     # -- following a run ---------------------------------------------------------------------
-    def bind(self, run: Any) -> None:
+    def bind(self, run: AgentRun) -> None:
         """Follow an AgentRun: every event (past ones replayed) updates the panel."""
         self.run = run
         self.set_status("running")
         run.add_listener(self.handle_event)
 
-    def handle_event(self, event: Any) -> None:
+    def handle_event(self, event: events.Event) -> None:
         kind = getattr(event, "kind", "")
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(event)
 
-    def _on_text_delta(self, ev: Any) -> None:
+    def _on_text_delta(self, ev: events.TextDelta) -> None:
         self.add_text(ev.text)
 
-    def _on_tool_call_started(self, ev: Any) -> None:
+    def _on_tool_call_started(self, ev: events.ToolCallStarted) -> None:
         raw = ev.raw_input
         try:
             shown = json.loads(raw) if isinstance(raw, str) else raw
@@ -505,7 +509,7 @@ class RunPanel(_FixedRepr, W.VBox):
             shown = raw
         self.start_tool(ev.call_id, ev.name, shown if isinstance(shown, dict) else {"raw": raw})
 
-    def _on_permission_decision(self, ev: Any) -> None:
+    def _on_permission_decision(self, ev: events.PermissionDecided) -> None:
         view = self.tool_view(ev.call_id) or self.start_tool(ev.call_id, ev.name, ev.input)
         view.set_input(ev.input)
         d = ev.decision
@@ -522,16 +526,17 @@ class RunPanel(_FixedRepr, W.VBox):
             text = ""
         view.decision.value = f"<small>{html.escape(text)}</small>" if text else ""
 
-    def _on_ask(self, ev: Any) -> None:
+    def _on_ask(self, ev: events.AskEvent) -> None:
         self.set_status("waiting for your answer")
-        self.add_question(ev.ask)
+        if ev.ask is not None:
+            self.add_question(ev.ask)
 
-    def _on_ask_answered(self, ev: Any) -> None:
+    def _on_ask_answered(self, ev: events.AskAnswered) -> None:
         self.refresh_cards()
         if not getattr(self.run, "pending", None):
             self.set_status("running")
 
-    def _on_tool_chunk(self, ev: Any) -> None:
+    def _on_tool_chunk(self, ev: events.ToolChunkEvent) -> None:
         view = self.tool_view(ev.call_id)
         chunk = ev.chunk
         if view is None or chunk is None:
@@ -541,20 +546,20 @@ class RunPanel(_FixedRepr, W.VBox):
             view.streamed = True
             view.append_output(text)
 
-    def _on_tool_result(self, ev: Any) -> None:
+    def _on_tool_result(self, ev: events.ToolResultEvent) -> None:
         view = self.tool_view(ev.call_id) or self.start_tool(ev.call_id, ev.name, {})
         view.finish(ev.state, ev.text, streamed=view.streamed)
 
-    def _on_run_finished(self, ev: Any) -> None:
+    def _on_run_finished(self, ev: events.RunFinished) -> None:
         self.set_status("done", final=True)
         self._replace_by_transcript()
 
-    def _on_run_failed(self, ev: Any) -> None:
+    def _on_run_failed(self, ev: events.RunFailed) -> None:
         self.add_note(f"failed: {ev.error}", "agenttools-error")
         self.set_status("failed", final=True)
         self._replace_by_transcript()
 
-    def _on_run_cancelled(self, ev: Any) -> None:
+    def _on_run_cancelled(self, ev: events.RunCancelled) -> None:
         reason = getattr(ev, "reason", "") or "cancelled"
         self.set_status(f"cancelled: {reason}", final=True)
         for card in self._cards.values():

@@ -269,10 +269,21 @@ def read_is_fast_path_safe(path: object, context: "PermissionContext") -> bool:
     return check_read_resolved(target, context).behavior is PermissionBehavior.ALLOW
 
 
+def _printable(path: str) -> str:
+    """``path`` as a question may show it: a control or format character (a newline, an ANSI
+    escape, a right-to-left override) written as an escape, so that the name a person approves
+    is the name that is used — not ``src/a.py`` for ``src/a.py\\r\\x1b[K../../.bashrc``."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else
+                   (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+                   for c in path)
+
+
 def _shown(target: ResolvedPath) -> str:
     if target.physical == target.lexical:
-        return target.physical
-    return f"{target.lexical} (→ {target.physical})"
+        return _printable(target.physical)
+    return f"{_printable(target.lexical)} (→ {_printable(target.physical)})"
 
 
 def check_read_resolved(target: ResolvedPath, context: "PermissionContext",
@@ -295,10 +306,10 @@ def _check_read(target: ResolvedPath, places: DecisionPlaces, tool_name: str, ki
             f"{tool_name} of {_shown(target)} may reveal a secret: {secret[1]}", safety=True)
     for d in places.working():
         if physical == d or physical.startswith(d.rstrip("/") + "/"):
-            why = f"{physical} is inside a working directory"
+            why = f"{_printable(physical)} is inside a working directory"
             return PermissionDecision(PermissionBehavior.ALLOW, why, why)
     return _suggesting(PermissionDecision.ask(
-        f"{tool_name} of {physical}: outside the working directories"),
+        f"{tool_name} of {_printable(physical)}: outside the working directories"),
         tool_name, target, places.context, kind == "search", places.facts)
 
 
@@ -350,7 +361,7 @@ def _check_write(target: ResolvedPath, places: DecisionPlaces, tool_name: str, k
     home = places.usable_home
     harmless, reason, settings_like = _text_write_verdict(physical, lexical, home)
     if harmless:
-        return PermissionDecision.allow(f"{physical} changes no file")
+        return PermissionDecision.allow(f"{_printable(physical)} changes no file")
     if settings_like:  # (maybe a settings file an environment variable moved: asked again)
         reason = _write_reason(physical, lexical, home)
         if reason is None and read_verdict(physical, home) is not None:
@@ -363,14 +374,14 @@ def _check_write(target: ResolvedPath, places: DecisionPlaces, tool_name: str, k
             break
     else:
         return PermissionDecision.ask(
-            f"{tool_name} of {physical}: outside the working directories (allow rules "
+            f"{tool_name} of {_printable(physical)}: outside the working directories (allow rules "
             f"cannot allow this; add the folder to additional_directories to work there)",
             safety=True)
     context = places.context
     if context.mode is PermissionMode.ACCEPT_EDITS:
-        return PermissionDecision.allow(f"accept_edits: {physical} is inside a working "
+        return PermissionDecision.allow(f"accept_edits: {_printable(physical)} is inside a working "
                                         "directory")
-    why = f"{tool_name} of {physical} (inside the working directories)"
+    why = f"{tool_name} of {_printable(physical)} (inside the working directories)"
     return _suggesting(PermissionDecision(PermissionBehavior.PASSTHROUGH, why, why),
                        tool_name, target, context, False, places.facts)
 

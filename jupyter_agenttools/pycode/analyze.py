@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from .calls import Walker
 from .findings import CodeAnalysis, Effect, Names, Reason, secret_word
-from .references import ReferenceCollector
+from .references import MAX_POSSIBLE_WRITES, ReferenceCollector
 from .values import BuiltinNames
 
 __all__ = ["analyze", "CodeAnalysis", "Effect", "Reason", "Names", "secret_word",
@@ -67,9 +67,15 @@ def analyze(code: str, names: Names | None = None, *,
         collector.visit(tree)
     except RecursionError:
         walker.fail(tree, "the code is nested too deeply to analyse")
-    return CodeAnalysis(code, not walker.reasons, walker.reasons,
-                        unique(walker.effects + collector.effects),
-                        unique(collector.references), unique(walker.blessed_used))
+    effects = unique(walker.effects + collector.effects)
+    unchecked = 0
+    if walker.reasons:  # not read-only: any path it names may be written
+        possible = collector.possible_writes(effects)
+        unchecked = max(0, len(possible) - MAX_POSSIBLE_WRITES)
+        effects += possible[:MAX_POSSIBLE_WRITES]
+    return CodeAnalysis(code, not walker.reasons, walker.reasons, effects,
+                        unique(collector.references), unique(walker.blessed_used),
+                        unchecked_paths=unchecked)
 
 
 def unique(items: list[Any]) -> list[Any]:

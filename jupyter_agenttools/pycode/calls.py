@@ -80,8 +80,9 @@ class Walker(ExpressionWalker):
         never = reason is not None
         shown = written or callee or segment(self.code, func)
         if reason is None:
-            if receiver is not None and receiver.family and receiver.shallow:
-                reason = (f"`.{func.attr}()` is not a known read-only method of "  # type: ignore[union-attr]
+            if (receiver is not None and isinstance(func, ast.Attribute) and receiver.family
+                    and receiver.shallow):
+                reason = (f"`.{func.attr}()` is not a known read-only method of "
                           f"{receiver.family} values")
             elif receiver is not None:
                 reason = (f"`{shown}()` is a method of an object of unknown type: it may run "

@@ -175,12 +175,12 @@ class ExpressionWalker:
             if calling:  # the call is checked by name against the tables
                 return Kind(f"function:{owner}.{attr}", True, False)
             # a read: a descriptor's __get__ runs, a class attribute may hold any object
-            found = self.names.class_attribute(owner, attr) if owner != "?" else \
+            attribute = self.names.class_attribute(owner, attr) if owner != "?" else \
                 f"cannot tell what reading `.{attr}` of this class runs"
-            if isinstance(found, str):
-                self.fail(node, found)
+            if isinstance(attribute, str):
+                self.fail(node, attribute)
                 return UNKNOWN
-            return found
+            return attribute
         if family in BUILTIN_TYPES:
             # ``str.lower`` as a key function: an unbound method of a built-in type, deep
             # (callable by library code) only when it is a read-only one

@@ -48,6 +48,9 @@ class CodeAnalysis:
     references: list[str] = field(default_factory=list)
     blessed: list[str] = field(default_factory=list)  # callees an allow rule vouched for
     syntax_error: str | None = None
+    #: path-like constants past the ones checked as possible writes (code that is not
+    #: read-only and names more paths than are checked: it cannot be described)
+    unchecked_paths: int = 0
 
     @property
     def reads(self) -> list[Effect]:

@@ -21,6 +21,7 @@ name their path; ``elem`` is the kind of the elements of a container, when known
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 __all__ = ["Kind", "UNKNOWN", "TRUSTED", "kind_of_constant", "join"]
 
@@ -47,7 +48,7 @@ class Kind:
         fam = self.family or ""
         return fam.startswith(("function:", "class:", "lambda")) and self.shallow
 
-    def with_(self, **changes: object) -> "Kind":
+    def with_(self, **changes: Any) -> "Kind":
         return replace(self, **changes)
 
 

@@ -23,6 +23,7 @@ class ReferenceCollector(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}
         self.references: list[str] = []
         self.effects: list[Effect] = []
+        self.path_constants: list[str] = []  # string constants that look like paths
 
     def resolve(self, text: str) -> str | None:
         root, _, rest = text.partition(".")
@@ -77,6 +78,22 @@ class ReferenceCollector(ast.NodeVisitor):
             self.write_effects(node, name, resolved)
         self.generic_visit(node)
 
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if type(value) is str and 0 < len(value) <= 4096 and looks_like_path(value):
+            self.path_constants.append(value)
+
+    def possible_writes(self, known: list[Effect]) -> list[Effect]:
+        """Code that is not read-only may write any path it names: every path-like string
+        constant not already an effect becomes a possible write, so the protected tier (the
+        agent's settings and audit, wholesale destruction), sensitive paths and Edit deny rules
+        see it, however the code reaches it (``Path(p).write_text``, ``os.symlink(x, p)``,
+        ``__import__("os").remove(p)``). Only a path built at run time escapes: such code is
+        never read-only, and bypass mode is the user's choice to run it."""
+        seen = {e.path for e in known}
+        return [Effect("write", path) for path in dict.fromkeys(self.path_constants)
+                if path not in seen]
+
     def literal(self, node: ast.AST | None) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
@@ -125,3 +142,15 @@ class ReferenceCollector(ast.NodeVisitor):
             if first is not None or keyword(node, "path_or_buf") is not None:
                 self.effects.append(Effect(kind, self.literal(first or keyword(
                     node, "path_or_buf"))))
+
+
+#: how many path-like constants of one piece of code are checked as possible writes (each is
+#: resolved, ~0.05 ms): past it the tool cannot describe the code (RunCode asks, bypass too)
+MAX_POSSIBLE_WRITES = 1024
+
+
+def looks_like_path(text: str) -> bool:
+    """A string that names a file the way code writes one: with a slash, or starting with
+    ``.``, ``~`` or ``/`` (``".env"``, ``"~/.bashrc"``, ``".agenttools/settings.json"``)."""
+    return ("/" in text or text[0] in ".~") and "\n" not in text and "\x00" not in text \
+        and "://" not in text

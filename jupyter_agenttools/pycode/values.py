@@ -24,7 +24,7 @@ import inspect
 import reprlib
 import sys
 import types
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeGuard, TypeVar, overload
 
 from .kinds import UNKNOWN, Kind
 from .tables import FUNCTIONS, LIBRARY_MODULES, callable_entry
@@ -70,7 +70,14 @@ for _index in ("Index", "RangeIndex", "MultiIndex", "DatetimeIndex", "Categorica
                "IntervalIndex", "PeriodIndex", "TimedeltaIndex"):
     _LIBRARY_TYPES["pandas." + _index] = "pandas"
 
-def _is(value: Any, kinds: type | tuple[type, ...]) -> bool:
+_T = TypeVar("_T")
+
+
+@overload
+def _is(value: object, kinds: type[_T]) -> TypeGuard[_T]: ...
+@overload
+def _is(value: object, kinds: tuple[type, ...]) -> bool: ...
+def _is(value: object, kinds: type | tuple[type, ...]) -> bool:
     """``isinstance`` by the exact type: ``isinstance`` itself falls back to reading
     ``value.__class__``, which a property or a ``__getattribute__`` of user code answers
     (running it); ``issubclass`` of ``type(value)`` against built-in types is C code only."""
@@ -79,11 +86,11 @@ def _is(value: Any, kinds: type | tuple[type, ...]) -> bool:
 
 def _static_mro(t: type) -> tuple[type, ...]:
     """A class's MRO read with type's own getter (a metaclass's __getattribute__ never runs)."""
-    return _TYPE_MRO.__get__(t, type)  # type: ignore[no-any-return]
+    return _TYPE_MRO.__get__(t, type)
 
 
 def _static_dict(t: type) -> Mapping[str, Any]:
-    return _TYPE_DICT.__get__(t, type)  # type: ignore[no-any-return]
+    return _TYPE_DICT.__get__(t, type)
 
 
 def _is_one_of(t: Any, candidates: tuple[Any, ...]) -> bool:
@@ -192,6 +199,8 @@ def canonical_name(obj: Any) -> str | None:
     shortest module path under the object's ``__module__`` that exports it (so
     ``pandas.io.parsers.readers.read_csv`` is ``pandas.read_csv``), or None."""
     t = type(obj)
+    module: object
+    name: object
     if t is types.ModuleType:
         name = obj.__dict__.get("__name__")
         if type(name) is str and sys.modules.get(name) is obj:
@@ -327,9 +336,9 @@ def _describe(value: Any, budget: _Budget, depth: int, seen: set[int]) -> Kind:
     if t is types.MethodType:
         # a bound method's repr shows (and so calls the repr of) the object it is bound to
         return Kind("method:?", True, False)
-    library = _real_library_type(t)
-    if library is not None:
-        return _library_value(value, library, budget, depth, seen)
+    family = _real_library_type(t)
+    if family is not None:
+        return _library_value(value, family, budget, depth, seen)
     return UNKNOWN
 
 
@@ -369,7 +378,7 @@ def _library_value(value: Any, family: str, budget: _Budget, depth: int,
         return Kind(None, True, True)
     if family == "numpy":
         return Kind("numpy", True, _array_deep(value, budget, depth, seen)
-                    if hasattr(value, "flat") and getattr(value, "ndim", 0) else True)
+                    if hasattr(value, "flat") and bool(getattr(value, "ndim", 0)) else True)
     if family in ("pandas", "pandas_groupby", "pandas_window"):
         obj = value if family == "pandas" else getattr(value, "obj", None)
         return Kind(family, True, obj is not None and _pandas_deep(obj, budget, depth, seen))

@@ -300,7 +300,8 @@ class FunctionTool(Tool):
         if input_schema is None:
             self.input_schema = self._build_schema()
         elif _is_pydantic_model(input_schema):
-            self.input_schema = _strip_titles(input_schema.model_json_schema())  # type: ignore
+            # a pydantic model class (_is_pydantic_model checked it; pydantic is optional)
+            self.input_schema = _strip_titles(input_schema.model_json_schema())  # type: ignore[union-attr]
         elif isinstance(input_schema, Mapping):
             self.input_schema = dict(input_schema)
         else:

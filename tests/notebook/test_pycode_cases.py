@@ -228,6 +228,14 @@ def test_deep_or_long_code_gets_a_verdict_without_crashing(code):
 @pytest.mark.parametrize("code", [
     "open('.agenttools/settings.json', 'w')", "open('.agenttools/audit.jsonl', 'a').write('x')",
     "import shutil; shutil.rmtree('/')", "shutil.rmtree('/etc')",
+    # a literal path in code that is not read-only is a possible write, whatever the door
+    "Path('.agenttools/settings.json').write_text('{}')",
+    "Path('x').rename('.agenttools/settings.json')", "Path('.agenttools/audit.jsonl').unlink()",
+    "os.symlink('/tmp/x', '.agenttools/settings.json')",
+    "os.truncate('.agenttools/settings.json', 0)",
+    "__import__('os').remove('.agenttools/audit.jsonl')",
+    "getattr(os, 'remove')('.agenttools/audit.jsonl')",
+    "p = '.agenttools/settings.json'\nopen(p, 'w').write('{}')",
 ])
 @pytest.mark.parametrize("mode", ["default", "accept_edits", "bypass", "dont_ask"])
 def test_the_protected_tier_holds_for_literal_paths_in_every_mode(decide, code, mode):
@@ -235,3 +243,17 @@ def test_the_protected_tier_holds_for_literal_paths_in_every_mode(decide, code, 
     tier (the agent's own settings and audit, wholesale destruction) denies them, bypass too."""
     decision = decide(code, mode)
     assert decision.behavior.value == "deny" and "protected" in decision.reason
+
+
+@pytest.mark.parametrize("mode", ["default", "bypass"])
+def test_code_naming_more_paths_than_are_checked_is_asked(decide, mode):
+    """Past the paths checked as possible writes, the code cannot be described: asked, in
+    bypass mode too (padding must not hide a protected path)."""
+    padding = ", ".join(f"'./d{i}/f.csv'" for i in range(1100))
+    decision = decide(f"x = [{padding}, '.agenttools/settings.json']", mode)
+    assert decision.behavior.value == "ask" and "more paths" in decision.reason
+
+
+@pytest.mark.parametrize("mode", ["default", "bypass"])
+def test_a_read_only_snippet_naming_a_protected_path_is_not_a_write(decide, mode):
+    assert decide("print('.agenttools/settings.json')", mode).behavior.value == "allow"

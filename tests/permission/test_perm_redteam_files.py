@@ -184,3 +184,26 @@ def test_notebook_tools_act_where_their_check_looked(project, monkeypatch, path,
 def test_malformed_notebook_edits_are_never_allowed(project, tool_input, mode):
     d = decide("NotebookEdit", tool_input, mode, project)
     assert d.behavior in (ASK, DENY) and d.bypass_immune, d.reason
+
+
+# --- what a question shows is the name that is used ------------------------------------------
+
+SPOOFS = [
+    ("Write", "src/a.py\r\x1b[K"),        # a carriage return and an ANSI erase
+    ("Write", "src/\u202eyp.a"),          # a right-to-left override: shows as src/a.py
+    ("Write", "src/a\x01.py"),
+    ("Write", "../outside\n.txt"),
+    ("Read", "../outside\x1b[2K.txt"),
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "accept_edits", "dont_ask"])
+@pytest.mark.parametrize("tool,path", SPOOFS)
+def test_a_question_never_shows_control_or_format_characters(project, tool, path, mode):
+    tool_input = {"file_path": path, "content": "x"} if tool == "Write" else {"file_path": path}
+    d = decide(tool, tool_input, mode, project)
+    for text in (d.reason, d.message):
+        assert text.isprintable(), text
+    twin = decide(tool, {**tool_input, "file_path": "src/a.py"}, mode, project)
+    if mode == "accept_edits" or tool == "Read":
+        assert twin.behavior is ALLOW, twin.reason  # the plain name keeps its verdict

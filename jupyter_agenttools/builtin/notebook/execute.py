@@ -42,7 +42,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, MutableMapping
+from typing import Any, Callable, Iterator
 
 __all__ = ["Execution", "execute", "MAX_CAPTURE_CHARS"]
 
@@ -92,7 +92,7 @@ class _Router(io.TextIOBase):
         self._original = original
         self._name = name
 
-    def write(self, text: str) -> int:  # type: ignore[override]
+    def write(self, text: str) -> int:
         buffers = _CAPTURE.get()
         if buffers is None:
             return self._original.write(text)
@@ -214,8 +214,10 @@ def _split(code: str, filename: str) -> tuple[Any, Any, bool]:
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     tree = ast.parse(code, filename=filename, mode="exec")
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    final_statement = tree.body[-1] if tree.body else None
+    if isinstance(final_statement, ast.Expr):
+        tree.body.pop()
+        last = ast.Expression(final_statement.value)
     body = compile(tree, filename, "exec", flags=flags)
     final = compile(last, filename, "eval", flags=flags) if last is not None else None
     is_async = any(c is not None and (c.co_flags & 0x80)  # CO_COROUTINE
@@ -291,7 +293,7 @@ def _traceback(exc: BaseException, filename: str) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
 
 
-async def execute(code: str, namespace: MutableMapping[str, Any], *, timeout: float,
+async def execute(code: str, namespace: dict[str, Any], *, timeout: float,
                   format_value: Callable[[Any], dict[str, Any]] | None = None,
                   capture_displays: Callable[[list[dict[str, Any]]], Any] | None = None
                   ) -> Execution:
@@ -342,7 +344,7 @@ def _plain(value: Any) -> dict[str, Any]:
     return {"text/plain": repr(value)}
 
 
-def _run_sync(body: Any, final: Any, namespace: MutableMapping[str, Any], timeout: float,
+def _run_sync(body: Any, final: Any, namespace: dict[str, Any], timeout: float,
               result: Execution) -> Any:
     guard = _Interruptible()
     watchdog = _Watchdog(timeout)
@@ -377,7 +379,7 @@ def _run_sync(body: Any, final: Any, namespace: MutableMapping[str, Any], timeou
     return value
 
 
-async def _run_async(body: Any, final: Any, namespace: MutableMapping[str, Any],
+async def _run_async(body: Any, final: Any, namespace: dict[str, Any],
                      timeout: float, result: Execution) -> Any:
     """Code with a top-level await: awaited on the loop, cancelled at the deadline."""
 

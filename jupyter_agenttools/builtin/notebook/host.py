@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Iterator, MutableMapping
+from typing import Any, Iterator
 
 __all__ = ["NotebookHost", "NotebookState"]
 
 
 class NotebookHost:
-    def __init__(self, namespace: MutableMapping[str, Any] | None = None, *,
+    def __init__(self, namespace: dict[str, Any] | None = None, *,
                  notebook_path: str | None = None, offload_dir: str | None = None):
         self._namespace = namespace
         self._notebook_path = notebook_path
@@ -27,11 +27,11 @@ class NotebookHost:
 
     # -- the namespace code runs in -------------------------------------------------------
     @property
-    def namespace(self) -> MutableMapping[str, Any] | None:
+    def namespace(self) -> dict[str, Any] | None:
         """The variables RunCode and Inspect see (None: none known, e.g. ``agenttools check``)."""
         return self._namespace
 
-    def execution_namespace(self) -> MutableMapping[str, Any]:
+    def execution_namespace(self) -> dict[str, Any]:
         if self._namespace is None:
             self._namespace = {"__name__": "__agent__"}
         return self._namespace

@@ -190,11 +190,16 @@ class RunCode(Tool):
 
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list[Any]:
-        """Files the code reads, writes or deletes, where the analysis can name them: deny and
-        ask rules (``Read(...)``, ``Edit(...)``) apply to them; the code does more than touch
-        files, so allow rules on files never allow it (``effects_complete`` is False)."""
-        return [_path_effect(e) for e in self.analysis(tool_input).effects
-                if e.path is not None]
+        """Files the code reads, writes or deletes, where the analysis can name them (and, for
+        code that is not read-only, every path-like constant it names, as a possible write):
+        the protected tier, deny and ask rules (``Read(...)``, ``Edit(...)``) apply to them;
+        the code does more than touch files, so allow rules on files never allow it
+        (``effects_complete`` is False)."""
+        analysis = self.analysis(tool_input)
+        if analysis.unchecked_paths:
+            raise ValueError(f"the code names {analysis.unchecked_paths:,} more paths than the "
+                             f"analysis checks as possible writes")
+        return [_path_effect(e) for e in analysis.effects if e.path is not None]
 
     def input_summary(self, tool_input: Mapping[str, Any], limit: int = 200) -> str:
         code = tool_input.get("code")
