@@ -240,7 +240,8 @@ def _pending(magics: "AgentMagics", args: Any) -> Table:
         d = ask.decision
         rows.append([ask.id, getattr(ask.tool, "name", ask.tool), _summary(ask),
                      "safety" if getattr(d, "bypass_immune", False) else "",
-                     plain_reason(d, str(magics.session.engine.mode))])
+                     " ".join(part for part in (plain_reason(d, str(magics.session.engine.mode)),
+                                                magics.session.untrusted_hint(ask)) if part)])
     return Table(["id", "tool", "input", "kind", "why"], rows, title="pending questions")
 
 

@@ -107,7 +107,9 @@ def build_state(session: Any) -> dict[str, Any]:
                 "id": ask.id, "tool": ask.tool,
                 "title": call_title(ask.tool, ask.input if isinstance(ask.input, dict) else {},
                                     ask.summary),
-                "why": plain_reason(ask.decision, mode), "safety": bool(ask.safety),
+                "why": " ".join(part for part in (plain_reason(ask.decision, mode),
+                                                   session.untrusted_hint(ask)) if part),
+                "safety": bool(ask.safety),
                 "run": session.run_name(run),
             })
     rules = [{"behavior": str(r.behavior), "rule": r.text}

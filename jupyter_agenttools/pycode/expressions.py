@@ -31,6 +31,13 @@ STRUCTURAL = {"shape": "tuple", "ndim": "number", "size": "number", "nbytes": "n
               "itemsize": "number", "strides": "tuple", "empty": "number", "dtypes": "pandas",
               "dtype": None}
 
+#: families whose values have no instance __dict__ (built-in types, numpy arrays and scalars,
+#: paths, dates, compiled patterns): a member not in the tables is a method or property of
+#: the library class, never a value user code stored on the object
+MEMBERS_FROM_CLASS = frozenset({"str", "bytes", "number", "list", "tuple", "dict", "set",
+                                "range", "numpy", "path", "datetime", "re_pattern", "none",
+                                "pandas", "pandas_groupby"})
+
 STATEMENT_REASONS = {
     "Assign": "assigns a variable, an attribute or an item (changes state)",
     "AugAssign": "an augmented assignment (+= …) changes a variable or the object in place",
@@ -209,8 +216,12 @@ class ExpressionWalker:
         if family in ("pandas", "pandas_groupby") and not pandas_member(family, attr):
             return Kind(family, base.deep, base.deep)  # a column, or an AttributeError
         # any other member (``lst.append``, ``df.pop``): readable, but never handed to code
-        # that would call it, printed or called itself
-        return Kind(None, True, False)
+        # that would call it, printed or called itself. Objects with an instance __dict__
+        # (matplotlib's, files, library values of no known family) may hold anything user code
+        # stored there (``fig.model = Model()``): their unknown members are unknown values
+        if family in MEMBERS_FROM_CLASS:
+            return Kind(None, True, False)
+        return Kind(None, False, False)
 
     def _Subscript(self, node: ast.Subscript) -> Kind:
         base = self.expr(node.value)

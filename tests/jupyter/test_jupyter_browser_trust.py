@@ -124,6 +124,9 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         # "Always allow" would save a rule that waits for the trust too: the card says so
         expect(card.locator(".agenttools-where")).to_contain_text(
             "counts only once you trust it")
+        # the panel's list of open questions says the same
+        expect(kernel.locator(".agenttools-pending-item .agenttools-why")).to_contain_text(
+            "not trusted yet", timeout=15_000)
         card.scroll_into_view_if_needed()
         screenshot(page, "trust-2-asks")
         card.locator("button.agenttools-deny").click()

@@ -243,7 +243,10 @@ def frames_holding_user_objects() -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         stored.extra = Model()  # pandas warns: not a column, an attribute of the object
-    return {"named": named, "indexed": indexed, "with_attrs": with_attrs, "stored": stored}
+    tagged_fig, tagged_ax = plt.subplots()
+    tagged_fig.model = Model()  # type: ignore[attr-defined]  # user code stores an object
+    return {"named": named, "indexed": indexed, "with_attrs": with_attrs, "stored": stored,
+            "tagged_fig": tagged_fig}
 
 
 def make_namespace() -> dict[str, Any]:

@@ -58,6 +58,7 @@ READ = [
     "s.name", "df.attrs", "df.index.name", "s.head().name", "df.plot(backend='matplotlib')",
     "s.plot.bar(backend=None)", "shutil.posix.F_OK", "list(itertools.repeat(1, 3))",
     "sum(itertools.repeat(n, times=2))", "list(itertools.islice(lst, 2))",
+    "tagged_fig.get_size_inches()", "len(lst.copy())",
 ]
 
 OUTSIDE = [
@@ -175,6 +176,8 @@ ESCAPE = [
     # endless iterators: consuming one loops in C, where RunCode's interrupt never arrives
     "list(itertools.count())", "max(itertools.cycle(lst))", "sum(itertools.repeat(1))",
     "sorted(itertools.repeat(n))",
+    # an object user code stored on a library object with an instance __dict__ (a figure)
+    "len(tagged_fig.model)", "tagged_fig.model[0]", "tagged_fig.model.anything",
 ]
 
 CASES = ([(c, "read") for c in READ] + [(c, "outside") for c in OUTSIDE]
