@@ -26,6 +26,7 @@ from .environment import harmless_assignment
 from .fastpath import EXPANDS_UNQUOTED, plain_command_list
 from .programs import classify, known_programs, program_name, secret_printer
 from .programs.base import maybe_reads
+from .rebinding import apply_home_rebinding, home_rebinding
 from .syntax import (
     EXPANSION_REASON,
     IN_INNER,
@@ -225,6 +226,9 @@ def analyze(command: object) -> ShellAnalysis:
             out.written = len(commands)
             if not simple:  # a command runs code or changes directory
                 _expand(out)
+                _rebind(out)
+                _finish(out)
+            elif _rebind(out):
                 _finish(out)
         else:
             syntax = parse_commands(command, budget=out.budget)
@@ -232,6 +236,7 @@ def analyze(command: object) -> ShellAnalysis:
             _absorb(out, syntax, 0)
             out.written = len(out.records)
             _expand(out)
+            _rebind(out)
             _finish(out)
         if _fork_bomb(command):
             out.fork_bomb = True
@@ -270,6 +275,13 @@ def _absorb(out: ShellAnalysis, syntax: Syntax, pipeline_offset: int,
         cmd.effects = _effects(cmd)
         out.records.append(cmd)
     return added
+
+
+def _rebind(out: ShellAnalysis) -> bool:
+    """Words an earlier command changes the meaning of (``HOME=/etc; rm -rf ~``): see
+    rebinding.py. Whether an effect changed."""
+    values = home_rebinding(out.command, out.records)
+    return values is not None and apply_home_rebinding(out.records, values)
 
 
 def _too_complex(out: ShellAnalysis, why: str) -> None:
