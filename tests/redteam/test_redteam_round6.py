@@ -115,3 +115,42 @@ def test_other_names_leave_the_home_alone(command):
                 for a in c.effects.paths if a.word.text.startswith("~")]
     assert tilde_paths(command) == tilde_paths("touch ~/x")
 
+
+# --- a `cd` in code another command runs --------------------------------------------------
+# (bypass allowed `eval 'cd /'; rm -rf etc` and `sh -c 'cd /; rm -rf etc'`: a cd run by
+# eval or inside `sh -c` was placed after every written command, so the rm after it was
+# judged in the working directory)
+
+CD_IN_CODE = [
+    "eval 'cd /'; rm -rf etc", "eval cd /; rm -rf etc", "cd /tmp; eval 'cd /'; rm -rf etc",
+    "sh -c 'cd /; rm -rf etc'", "sudo sh -c 'cd / && rm -rf etc'",
+    "bash -c 'cd /usr; rm -rf lib'", "timeout 5 bash -c 'cd / && rm -rf var'",
+    "eval 'cd /' && chmod -R 777 etc",
+]
+CD_IN_CODE_RULES = {"allow": ["Bash(eval:*)", "Bash(cd:*)", "Bash(touch:*)", "Bash(rm:*)",
+                              "Bash(sh:*)", "Bash(mkdir:*)"]}
+CD_IN_CODE_OUTSIDE = ["eval 'cd /tmp'; touch x", "eval cd ..; rm -rf build",
+                      "sh -c 'cd /tmp && touch x'", "eval 'cd /tmp' && mkdir -p y"]
+CD_IN_CODE_TWINS = ["eval 'cd build'; touch x", "sh -c 'cd build && touch x'",
+                    "eval cd build && rm -rf out", "touch x; eval 'cd /tmp'"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", CD_IN_CODE)
+def test_a_cd_in_code_run_by_a_command_moves_the_later_commands(command, mode, home_project):
+    d = decide(command, home_project, mode=mode)
+    assert d.behavior == DENY, f"{command!r} in {mode}: {d.behavior} ({d.reason})"
+
+
+@pytest.mark.parametrize("command", CD_IN_CODE_OUTSIDE)
+def test_rules_never_approve_a_write_after_a_cd_in_code(command, home_project):
+    d = decide(command, home_project, rules=CD_IN_CODE_RULES)
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+    assert d.reason.startswith("Safety check"), d.reason
+
+
+@pytest.mark.parametrize("command", CD_IN_CODE_TWINS)
+def test_rules_approve_a_write_after_a_cd_in_code_that_stays_inside(command, home_project):
+    d = decide(command, home_project, rules=CD_IN_CODE_RULES)
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
