@@ -18,6 +18,7 @@ import {
   IIgnored,
   IRule,
   ISettings,
+  ITrust,
   IValidation,
   requestAPI,
   sendJSON
@@ -59,6 +60,30 @@ function heldText(item: IIgnored): string {
 function heldBadge(why: string): HTMLElement {
   const short = why.includes('trust') ? 'not in force: folder not trusted' : 'not in force';
   return h('span', { class: 'agenttools-held-back', title: why }, short);
+}
+
+/**
+ * What changed since the folder was trusted, from the copy of the trusted settings kept in the
+ * user's own file: one line per rule added or removed, mode from → to (`trust_changes`).
+ */
+function trustChanges(trust: ITrust): HTMLElement {
+  const changes = trust.changes;
+  if (!changes) {
+    return h('div', { class: 'agenttools-trust-changes agenttools-file' },
+      'What changed cannot be shown: the trust was recorded without a copy of the ' +
+      'settings (by an earlier version). Trusting again keeps one.');
+  }
+  return h('div', { class: 'agenttools-trust-changes' },
+    h('div', {}, `What changed since ${trust.trusted_at ? shortTime(trust.trusted_at) : 'then'}:`),
+    h('ul', { class: 'agenttools-trust-change-list' }, ...changes.map(change =>
+      h('li', {
+        class: `agenttools-trust-change agenttools-change-${change.change}`,
+        'data-change': change.change,
+        'data-key': change.key,
+        'data-layer': change.layer,
+        title: change.file
+      }, h('code', {}, change.text), ' ',
+      h('span', { class: 'agenttools-file' }, change.file)))));
 }
 
 function shortPath(file: string, root: string): string {
@@ -242,6 +267,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
       h('div', { class: 'agenttools-trust-title' }, trust.changed
         ? '⚠ Changed since you trusted it: this folder\'s settings are not trusted now.'
         : '⚠ This folder\'s settings are not trusted yet.'),
+      trust.changed ? trustChanges(trust) : null,
       h('div', {}, 'Its deny and ask rules count already. Not in force until you trust it:'),
       h('ul', { class: 'agenttools-held-list' }, ...held.map(item =>
         h('li', { title: item.file }, h('code', {}, heldText(item)), ' ',
