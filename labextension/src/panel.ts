@@ -119,6 +119,10 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
       this._section('Audit log', 'agenttools-audit-section', this._auditFilters(),
         this._audit)
     );
+    this._errorClose.addEventListener('click', () => {
+      this._actionError = '';
+      this._error.hidden = true;
+    });
     this._refreshButton.addEventListener('click', () => {
       void this.model.refresh();
       void this.kernels.refresh();
@@ -285,7 +289,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
 
   private _render(): void {
     const settings = this.model.settings;
-    this._showError(this.model.error);
+    this._showError();
     if (!settings) {
       return;
     }
@@ -613,17 +617,26 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
   private async _act(action: () => Promise<void>): Promise<boolean> {
     try {
       await action();
-      this._showError('');
+      this._actionError = '';
+      this._showError();
       return true;
     } catch (error) {
-      this._showError((error as Error).message);
+      // kept until the next action succeeds or the person closes it: the refresh below
+      // re-renders, and used to wipe the message before anyone could read it
+      this._actionError = (error as Error).message;
+      this._showError();
       await this.model.refresh().catch(() => undefined);
       return false;
     }
   }
 
-  private _showError(message: string): void {
-    this._error.textContent = message;
+  /**
+   * The last action's error, else the settings' own (a file that does not parse). It sticks
+   * to the top of the panel's visible part (base.css), wherever the person scrolled to.
+   */
+  private _showError(): void {
+    const message = this._actionError || this.model.error;
+    this._errorText.textContent = message;
     this._error.hidden = !message;
   }
 
@@ -639,7 +652,14 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
     class: 'agenttools-refresh jp-Button',
     title: 'Re-read the settings files and the audit log'
   }, '⟳');
-  private _error = h('div', { class: 'agenttools-error', role: 'alert', hidden: true });
+  private _actionError = '';
+  private _errorText = h('span', { class: 'agenttools-error-text' });
+  private _errorClose = h('button', {
+    class: 'agenttools-error-close jp-Button jp-mod-minimal',
+    title: 'Close this message'
+  }, '×');
+  private _error = h('div', { class: 'agenttools-error', role: 'alert', hidden: true },
+    this._errorText, this._errorClose);
   private _summary = h('div', { class: 'agenttools-summary' });
   private _modes = h('div', { class: 'agenttools-modes' });
   private _rules = h('div', { class: 'agenttools-rules' });
