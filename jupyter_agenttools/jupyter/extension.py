@@ -96,6 +96,8 @@ class AgentSession:
     #: load_ipython_extension
     magics: AgentMagics | None = None
     restore_interrupt: Callable[[], None] | None = None
+    #: the task that closes MCP servers and started kernels, set by close() on a running loop
+    closing: asyncio.Task[None] | None = None
 
     def __init__(self, shell: Any, config: AgentTools):
         from ..permission.audit import AuditLog
@@ -588,9 +590,21 @@ class AgentSession:
 
             remove_state(self._kernel_id)
         try:
-            asyncio.get_running_loop().create_task(_close_all(closers))
+            loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (plain IPython): run them to the end here
             asyncio.run(_close_all(closers))
+            return
+        # The loop keeps only a weak reference to a task: one waiting on a future that only
+        # it holds (a process's exit, a socket's close) could be collected half-way, leaving
+        # an MCP server or a kernel running. The module keeps it until it ends (the session
+        # itself is being dropped), and ``closing`` lets a caller wait for it.
+        self.closing = loop.create_task(_close_all(closers))
+        _CLOSING.add(self.closing)
+        self.closing.add_done_callback(_CLOSING.discard)
+
+
+#: Closing tasks of sessions already dropped, kept until they end (see AgentSession.close).
+_CLOSING: set[asyncio.Task[None]] = set()
 
 
 async def _close_all(closers: list[Coroutine[Any, Any, Any]]) -> None:
