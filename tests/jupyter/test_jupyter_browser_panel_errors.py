@@ -12,8 +12,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from lab_harness import chromium_page, failure_screenshot, open_agent_panel, open_notebook, \
-    screenshot
+from lab_harness import (
+    chromium_page,
+    failure_screenshot,
+    open_agent_panel,
+    open_notebook,
+    screenshot,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
