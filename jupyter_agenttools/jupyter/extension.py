@@ -343,6 +343,7 @@ class AgentSession:
         if not self.trust_pending():
             return ""
         from ..permission.rules import load_rule, rule_matches
+        from ..permission.trust import changes_summary
 
         tool = getattr(ask, "tool_obj", None)
         tool_input = ask.input if isinstance(getattr(ask, "input", None), dict) else None
@@ -357,6 +358,14 @@ class AgentSession:
                     continue
             except Exception:  # a rule this tool cannot read: no hint from it
                 continue
+            trust = self.settings.merged.trust
+            if trust is not None and trust.changed:
+                changed = changes_summary(trust.changes())
+                return (f"The project's rule {rule.text} "
+                        f"({self.display_path(item['file'])}) would allow it, but this "
+                        "folder's settings changed since you trusted them"
+                        + (f" ({changed})" if changed else "")
+                        + ": review them in the agent panel (Trust again), or %agent trust.")
             return (f"The project's rule {rule.text} "
                     f"({self.display_path(item['file'])}) would allow it, but this folder is "
                     "not trusted yet: %agent trust, or Trust this folder in the agent panel.")
