@@ -35,6 +35,7 @@ from .patterns import (
     target_matches,
 )
 from .protected import DecisionPlaces, places_for
+from .sensitive import runs_code_later_reason
 from .types import PermissionBehavior, PermissionDecision, PermissionRule
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ __all__ = [
     "effects_of",
     "targets",
     "find_protected",
+    "find_code_later",
     "effect_matches",
     "check_effect",
     "check_effects",
@@ -188,6 +190,34 @@ def find_protected(effects: Iterable[PathEffect], context: "PermissionContext"
         kind, recursive = effect.kind, effect.recursive
         for target in _targets(effect, places.facts)[0]:
             reason = places.protected(kind, recursive, target)
+            if reason is not None:
+                return effect, target, reason
+    return None
+
+
+#: the effects that can make a file run code later: writing it, or making it executable (a
+#: delete removes code, it does not plant any)
+_PLANTING = frozenset({"write", "chmod"})
+
+
+def find_code_later(effects: Iterable[PathEffect], context: "PermissionContext"
+                    ) -> tuple[PathEffect, ResolvedPath, str] | None:
+    """The first write or permission change of a file that runs code later
+    (``sensitive.runs_code_later_reason``), resolved or as spelled, with its target and
+    reason."""
+    places = None
+    for effect in effects:
+        if effect.kind not in _PLANTING:
+            continue
+        if places is None:
+            places = places_for(context)
+        home = places.usable_home
+        for target in _targets(effect, places.facts)[0]:
+            if not target.known:
+                continue
+            reason = runs_code_later_reason(target.physical, home)
+            if reason is None and target.lexical != target.physical:
+                reason = runs_code_later_reason(target.lexical, home)
             if reason is not None:
                 return effect, target, reason
     return None
