@@ -399,6 +399,12 @@ def _cmd_trust(args: argparse.Namespace) -> int:
         print(json.dumps(state.to_dict(), ensure_ascii=False))
     else:
         print(f"{state.project}: {verb} — {state.explain()}")
+        if args.show and state.changed:  # what a re-trust would take on
+            changes = state.changes()
+            if changes is None:
+                print("changed: not known (trusted without a copy of the settings)")
+            for change in changes or ():
+                print(f"changed: {change['text']} ({change['file']})")
     return 0
 
 

@@ -96,6 +96,8 @@ class AgentSession:
     #: load_ipython_extension
     magics: AgentMagics | None = None
     restore_interrupt: Callable[[], None] | None = None
+    #: the task that closes MCP servers and started kernels, set by close() on a running loop
+    closing: asyncio.Task[None] | None = None
 
     def __init__(self, shell: Any, config: AgentTools):
         from ..permission.audit import AuditLog
@@ -341,6 +343,7 @@ class AgentSession:
         if not self.trust_pending():
             return ""
         from ..permission.rules import load_rule, rule_matches
+        from ..permission.trust import changes_summary
 
         tool = getattr(ask, "tool_obj", None)
         tool_input = ask.input if isinstance(getattr(ask, "input", None), dict) else None
@@ -355,6 +358,14 @@ class AgentSession:
                     continue
             except Exception:  # a rule this tool cannot read: no hint from it
                 continue
+            trust = self.settings.merged.trust
+            if trust is not None and trust.changed:
+                changed = changes_summary(trust.changes())
+                return (f"The project's rule {rule.text} "
+                        f"({self.display_path(item['file'])}) would allow it, but this "
+                        "folder's settings changed since you trusted them"
+                        + (f" ({changed})" if changed else "")
+                        + ": review them in the agent panel (Trust again), or %agent trust.")
             return (f"The project's rule {rule.text} "
                     f"({self.display_path(item['file'])}) would allow it, but this folder is "
                     "not trusted yet: %agent trust, or Trust this folder in the agent panel.")
@@ -579,9 +590,21 @@ class AgentSession:
 
             remove_state(self._kernel_id)
         try:
-            asyncio.get_running_loop().create_task(_close_all(closers))
+            loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (plain IPython): run them to the end here
             asyncio.run(_close_all(closers))
+            return
+        # The loop keeps only a weak reference to a task: one waiting on a future that only
+        # it holds (a process's exit, a socket's close) could be collected half-way, leaving
+        # an MCP server or a kernel running. The module keeps it until it ends (the session
+        # itself is being dropped), and ``closing`` lets a caller wait for it.
+        self.closing = loop.create_task(_close_all(closers))
+        _CLOSING.add(self.closing)
+        self.closing.add_done_callback(_CLOSING.discard)
+
+
+#: Closing tasks of sessions already dropped, kept until they end (see AgentSession.close).
+_CLOSING: set[asyncio.Task[None]] = set()
 
 
 async def _close_all(closers: list[Coroutine[Any, Any, Any]]) -> None:

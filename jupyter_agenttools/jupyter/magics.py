@@ -201,6 +201,11 @@ def _trust(magics: "AgentMagics", args: Any) -> Table:
     if not args.show and not args.revoke:
         rows += [["now in force", f"{i['layer']} {i['key']}: {i['value']}"] for i in held]
     elif not state.trusted:
+        changes = state.changes()
+        if changes is None:
+            rows.append(["changed", "what changed is not known (trusted without a copy of "
+                                    "the settings, by an earlier version)"])
+        rows += [["changed", f"{c['text']} ({c['file']})"] for c in changes or ()]
         rows += [["ignored", f"{i['layer']} {i['key']}: {i['value']}"] for i in held]
     return Table(["what", "value"], rows, title=f"project trust ({verb})")
 

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ..strict_json import loads as strict_loads
+from .state_fields import check_state, warn_once
 from .usage import usage_state
 
 __all__ = ["STATE_PROVIDERS", "kernel_id", "state_dir", "state_path", "write_state",
@@ -70,17 +72,23 @@ def remove_state(kid: str) -> None:
 
 
 def read_states(kernel_ids: list[str]) -> dict[str, dict[str, Any]]:
-    """The state files of ``kernel_ids`` that exist and parse (others are skipped)."""
+    """The state files of ``kernel_ids`` that exist, parse as strict JSON and name the kernel's
+    settings files; each with only the fields ``state_fields`` knows, of the right type."""
     out: dict[str, dict[str, Any]] = {}
     for kid in kernel_ids:
         if not _KERNEL_FILE.match(f"kernel-{kid}.json"):
             continue
+        path = state_path(kid)
         try:
-            data = json.loads(state_path(kid).read_text())
-        except (OSError, ValueError):
+            data = strict_loads(path.read_bytes())
+        except FileNotFoundError:  # a kernel without the extension
             continue
-        if isinstance(data, dict):
-            out[kid] = data
+        except (OSError, ValueError) as exc:  # unreadable, half-written, not JSON, NaN, too deep
+            warn_once(kid, f"{path} skipped: {exc}")
+            continue
+        state = check_state(kid, data)
+        if state is not None:
+            out[kid] = state
     return out
 
 

@@ -42,6 +42,7 @@ from .trust import (
     record_trust,
     trust_digest,
     trust_state,
+    trusted_parts,
 )
 from .types import PermissionBehavior, PermissionMode, PermissionRule
 
@@ -322,7 +323,7 @@ class SettingsStore:
 
         def change(data: dict[str, Any], parsed: LayerSettings) -> Any:
             if trusted:
-                record_trust(data, self.project_root, digest or state.digest)
+                record_trust(data, self.project_root, digest or state.digest, state.parts)
                 return True
             return True if forget_trust(data, self.project_root) else _UNCHANGED
 
@@ -340,10 +341,11 @@ class SettingsStore:
         other_data = _read_raw(self._paths[other])[0]
         user_data = _read_raw(self._paths["user"])[0]
         before = trust_state(self.project_root, {layer: old, other: other_data}, user_data)
+        parts = trusted_parts({layer: new, other: other_data})
         after = trust_digest({layer: new, other: other_data})
         if before.trusted and after != before.digest:
             self._modify_file("user", lambda data, _parsed: record_trust(
-                data, self.project_root, after), True)
+                data, self.project_root, after, parts), True)
 
     def _modify_file(self, layer: str, change: Callable[[dict[str, Any], LayerSettings], Any],
                      whole: bool) -> Any:

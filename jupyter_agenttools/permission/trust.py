@@ -18,7 +18,12 @@ the user trusts that folder:
   at once — recorded *before* the file is replaced, under the file's lock, with the previous
   hashes kept in ``also_sha256``, so a writer killed between the two writes leaves the folder
   trusted either way. An "Always allow" click never needs a re-trust, while a file shipped by
-  someone else still does — even after the user adds a rule to it.
+  someone else still does — even after the user adds a rule to it;
+- with the hash, the entry keeps a copy of what was trusted (``"trusted": {"project": {…},
+  "local": {…}}``, the same parts): when the files change, the user is shown what changed (a
+  rule added or removed, the mode from → to) before trusting again. It lives in the user's own
+  file, never in the project, and is only shown: the hash decides, and a copy that does not
+  hash to the trusted ``sha256`` (edited by hand) is not shown at all.
 
 What is held back is never dropped silently: ``MergedSettings.ignored`` lists each part with the
 reason, shown by ``agenttools settings``, ``%agent rules`` and the REST settings answer.
@@ -41,7 +46,10 @@ __all__ = [
     "TRUST_KEY",
     "TRUST_LAYERS",
     "TrustState",
+    "changes_summary",
+    "trust_changes",
     "trust_digest",
+    "trusted_parts",
     "trust_state",
     "record_trust",
     "forget_trust",
@@ -61,12 +69,22 @@ def _parts(data: Mapping[str, Any] | None) -> dict[str, Any]:
     return {key: perms[key] for key in _TRUSTED_PARTS if perms.get(key) not in (None, [])}
 
 
+def trusted_parts(layer_data: Mapping[str, Mapping[str, Any] | None]) -> dict[str, Any]:
+    """The trust-needing parts of the project layers (``{"project": data, "local": data}``,
+    each a settings file's JSON object or None): ``{"project": {"allow": […], "mode": …},
+    "local": {…}}``, what the hash covers and the user trust keeps a copy of."""
+    return {layer: _parts(layer_data.get(layer)) for layer in TRUST_LAYERS}
+
+
+def _parts_digest(parts: Mapping[str, Any]) -> str:
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def trust_digest(layer_data: Mapping[str, Mapping[str, Any] | None]) -> str:
     """sha256 of the trust-needing parts of the project layers (``{"project": data, "local":
     data}``, each a settings file's JSON object or None)."""
-    canonical = {layer: _parts(layer_data.get(layer)) for layer in TRUST_LAYERS}
-    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _parts_digest(trusted_parts(layer_data))
 
 
 #: the digest of project files that hold nothing needing trust
@@ -90,6 +108,10 @@ class TrustState:
     #: the user file the trust is recorded in
     source: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the parts as they are now, and the copy of the parts trusted (None: no copy that
+    #: hashes to ``trusted_digest``, e.g. trusted by an earlier version)
+    parts: dict[str, Any] = field(default_factory=dict)
+    trusted_copy: dict[str, Any] | None = None
 
     @property
     def needed(self) -> bool:
@@ -105,11 +127,20 @@ class TrustState:
         """Trusted once, but the files changed since."""
         return self.trusted_digest is not None and self.trusted_digest != self.digest
 
+    def changes(self) -> list[dict[str, Any]] | None:
+        """What changed since the folder was trusted (``trust_changes``): [] when nothing did,
+        None when it changed but the trusted content is not known."""
+        if not self.changed:
+            return []
+        if self.trusted_copy is None:
+            return None
+        return trust_changes(self.trusted_copy, self.parts)
+
     def to_dict(self) -> dict[str, Any]:
         return {"project": self.project, "trusted": self.trusted, "needed": self.needed,
                 "changed": self.changed, "sha256": self.digest,
                 "trusted_sha256": self.trusted_digest, "trusted_at": self.trusted_at,
-                "source": self.source}
+                "source": self.source, "changes": self.changes()}
 
     def explain(self) -> str:
         if not self.needed:
@@ -131,13 +162,18 @@ def trust_state(project_root: str | os.PathLike[str],
                 ) -> TrustState:
     """The trust of ``project_root`` given its layers' data and the user layer's data."""
     key = folder_key(project_root)
-    state = TrustState(key, trust_digest(layer_data), source=user_source)
+    parts = trusted_parts(layer_data)
+    state = TrustState(key, _parts_digest(parts), source=user_source, parts=parts)
     entry = ((user_data or {}).get(TRUST_KEY) or {}).get(key)
     if isinstance(entry, Mapping):
         state.trusted_digest = entry.get("sha256")
         state.trusted_at = entry.get("trusted_at")
         if state.digest in (entry.get("also_sha256") or ()):
             state.trusted_digest = state.digest  # an earlier trusted content, or our own write
+        copy = entry.get("trusted")
+        # shown only if it is what the hash says was trusted (not a copy edited by hand)
+        if isinstance(copy, Mapping) and _parts_digest(copy) == entry.get("sha256"):
+            state.trusted_copy = dict(copy)
     return state
 
 
@@ -145,9 +181,11 @@ MAX_PREVIOUS = 16  # earlier trusted hashes kept per folder
 
 
 def record_trust(user_data: dict[str, Any], project_root: str | os.PathLike[str],
-                 digest: str) -> dict[str, Any]:
+                 digest: str, parts: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Record ``digest`` as trusted for the folder in a user layer's data (in place); the hash
-    trusted before stays trusted (``also_sha256``, the last MAX_PREVIOUS)."""
+    trusted before stays trusted (``also_sha256``, the last MAX_PREVIOUS). ``parts``
+    (``trusted_parts`` of the files) is kept with it when it is what ``digest`` covers, to show
+    later what changed."""
     entries = user_data.get(TRUST_KEY)
     if not isinstance(entries, dict):
         entries = user_data[TRUST_KEY] = {}
@@ -161,8 +199,89 @@ def record_trust(user_data: dict[str, Any], project_root: str | os.PathLike[str]
         "trusted_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if previous:
         entry["also_sha256"] = list(dict.fromkeys(previous))[:MAX_PREVIOUS]
+    if parts is not None and _parts_digest(parts) == digest:
+        entry["trusted"] = json.loads(json.dumps(parts))  # a copy, not the caller's lists
     entries[key] = entry
     return entry
+
+
+#: how the files of the project layers are named to the user
+LAYER_FILES = {"project": ".agenttools/settings.json", "local": ".agenttools/settings.local.json"}
+
+
+def _rule_text(rule: Any) -> str:
+    if isinstance(rule, Mapping):
+        return str(rule.get("rule", json.dumps(rule, sort_keys=True)))
+    return str(rule)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _list(parts: Mapping[str, Any], key: str) -> list[Any]:
+    value = parts.get(key)
+    return list(value) if isinstance(value, list) else []
+
+
+def changes_summary(changes: list[dict[str, Any]] | None, limit: int = 3) -> str:
+    """``changes`` in one line: ``+ allow Bash(curl:*); mode default → bypass`` (the first
+    ``limit``, then how many more); '' for None or none."""
+    if not changes:
+        return ""
+    texts = [c["text"] for c in changes[:limit]]
+    more = len(changes) - limit
+    return "; ".join(texts) + (f"; and {more} more" if more > 0 else "")
+
+
+def trust_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What changed from ``before`` to ``after`` (each ``trusted_parts``), one item per change
+    a person reads: ``{"layer", "file", "key", "change", "value", "before", "after", "text"}``
+    with ``change`` one of ``added``, ``removed``, ``changed`` (a mode, or a rule whose
+    examples changed) and ``reordered`` (the same entries in another order: the hash changes,
+    what counts does not)."""
+    out: list[dict[str, Any]] = []
+    for layer in TRUST_LAYERS:
+        old, new = before.get(layer), after.get(layer)
+        out += _layer_changes(layer, old if isinstance(old, Mapping) else {},
+                              new if isinstance(new, Mapping) else {})
+    return out
+
+
+def _layer_changes(layer: str, old: Mapping[str, Any], new: Mapping[str, Any]
+                   ) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+
+    def add(key: str, change: str, value: Any, text: str, was: Any = None, now: Any = None
+            ) -> None:
+        out.append({"layer": layer, "file": LAYER_FILES[layer], "key": key, "change": change,
+                    "value": value, "before": was, "after": now, "text": text})
+
+    for key, word in (("allow", "allow"), ("additional_directories", "directory")):
+        was, now = _list(old, key), _list(new, key)
+        was_keys, now_keys = [_canonical(v) for v in was], [_canonical(v) for v in now]
+        removed = [v for v, k in zip(was, was_keys) if k not in now_keys]
+        added = [v for v, k in zip(now, now_keys) if k not in was_keys]
+        show = _rule_text if key == "allow" else str
+        # the same rule text on both sides: its examples changed, not the rule
+        changed = {show(v) for v in removed} & {show(v) for v in added}
+        for value in removed:
+            if show(value) not in changed:
+                add(key, "removed", show(value), f"− {word} {show(value)}")
+        for value in added:
+            if show(value) in changed:
+                add(key, "changed", show(value),
+                    f"~ {word} {show(value)} (its examples changed)")
+            else:
+                add(key, "added", show(value), f"+ {word} {show(value)}")
+        if not removed and not added and was_keys != now_keys:
+            add(key, "reordered", None, f"the same {word} entries in another order")
+    was_mode, now_mode = old.get("mode"), new.get("mode")
+    if was_mode != now_mode:
+        change = "added" if was_mode is None else "removed" if now_mode is None else "changed"
+        add("mode", change, now_mode if now_mode is not None else was_mode,
+            f"mode {was_mode or '(not set)'} → {now_mode or '(not set)'}", was_mode, now_mode)
+    return out
 
 
 def forget_trust(user_data: dict[str, Any], project_root: str | os.PathLike[str]) -> bool:

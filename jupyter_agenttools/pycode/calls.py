@@ -9,7 +9,8 @@ import ast
 import posixpath
 import re
 
-from .expressions import ExpressionWalker
+from . import sizes
+from .expressions import HANG, ExpressionWalker, _amount
 from .findings import Effect
 from .kinds import TRUSTED, UNKNOWN, Kind
 from .nodes import (
@@ -160,6 +161,7 @@ class Walker(ExpressionWalker):
                     callee: str) -> Kind:
         check = entry.check
         shown = segment(self.code, node.func)
+        self.sizes(node, callee, receiver is not None)
         self.destinations(node, entry, receiver, callee)
         if receiver is not None:
             receiver_node = node.func.value if isinstance(node.func, ast.Attribute) else node
@@ -174,6 +176,29 @@ class Walker(ExpressionWalker):
             family = receiver.family if receiver is not None else None
         deep = receiver.deep if receiver is not None else True
         return Kind(family, True, deep)
+
+    def sizes(self, node: ast.Call, callee: str, method: bool) -> None:
+        """A read-only call over a budget of items, integer bits or regex backtracking is
+        asked about (``sizes.py``): it may hang or exhaust the kernel."""
+        if callee == "builtins.len" and len(node.args) == 1:
+            self.unsized.add(id(node.args[0]))  # len(range(10**12)) is computed, not counted
+        receiver = node.func.value if method and isinstance(node.func, ast.Attribute) else None
+        items = sizes.produced_items(node, callee, self.names, receiver=receiver)
+        if items is not None and items > sizes.MAX_ITEMS and id(node) not in self.unsized:
+            self.fail(node, f"`{callee}` goes through or builds {_amount(items)} items, more "
+                            f"than {sizes.MAX_ITEMS:,}: {HANG}")
+        bits = sizes.integer_bits(node, callee, self.names)
+        if bits is not None and bits > sizes.MAX_INT_BITS:
+            self.fail(node, f"`{callee}` computes an integer of {_amount(bits)} bits, more "
+                            f"than {sizes.MAX_INT_BITS:,}: {HANG}")
+        if callee == "str.format":
+            self.padding(node)
+        if callee in sizes.REGEX_CALLS:
+            pattern = sizes.regex_pattern(node, callee, self.names)
+            why = sizes.regex_blowup(pattern) if pattern is not None else None
+            if why is not None:
+                self.fail(node, f"the regular expression has {why}: matching it may take "
+                                f"exponential time in one C call, where no interrupt reaches it")
 
     def destinations(self, node: ast.Call, entry: Entry, receiver: Kind | None,
                      callee: str) -> None:

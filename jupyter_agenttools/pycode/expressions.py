@@ -9,6 +9,7 @@ import ast
 import posixpath
 from typing import Any, Callable
 
+from . import sizes
 from .findings import Effect, Names, Reason, secret_word
 from .kinds import UNKNOWN, Kind, join, kind_of_constant
 from .nodes import constant_int, format_problem, is_dunder, segment
@@ -25,6 +26,9 @@ BUILTIN_TYPES = {"function:builtins.str": "str", "function:builtins.bytes": "byt
 #: power or shift runs in C, where no interrupt reaches it)
 MAX_REPEAT = 10_000_000
 MAX_EXPONENT = 10_000
+#: why a size over a budget is asked about
+HANG = ("it may hang the kernel in one C call (where no interrupt reaches it) or exhaust its "
+        "memory")
 #: attributes that describe a library object's structure, not its values: safe to show even
 #: when the values are not (``objects_df.shape``)
 STRUCTURAL = {"shape": "tuple", "ndim": "number", "size": "number", "nbytes": "number",
@@ -79,6 +83,9 @@ class ExpressionWalker:
         self.blessed_used: list[str] = []
         self.scopes: list[dict[str, Kind]] = []
         self.imports: dict[str, Kind] = {}
+        #: calls whose size does not matter where they stand (``len(range(10**12))``,
+        #: ``x in range(10**12)``: computed without going through the items)
+        self.unsized: set[int] = set()
 
     # -- bookkeeping -------------------------------------------------------------------------
     def fail(self, node: ast.AST, text: str, callee: str | None = None,
@@ -298,7 +305,8 @@ class ExpressionWalker:
 
     def resources(self, node: ast.BinOp) -> None:
         """Read-only is not enough: ``"x" * 10**10`` fills the memory, ``10**10**10`` runs in
-        C where no interrupt reaches it. Large constant repeats and powers are asked about."""
+        C where no interrupt reaches it. Large constant repeats and powers are asked about,
+        and so are sizes computed from variables (``s * n``, ``10 ** n``: ``sizes.py``)."""
         def big(operand: ast.AST, limit: int, tower: bool = False) -> bool:
             if tower and isinstance(operand, ast.BinOp) and \
                     isinstance(operand.op, (ast.Pow, ast.LShift)):
@@ -313,6 +321,18 @@ class ExpressionWalker:
                                                                   tower=True):
             self.fail(node, "a power or shift this large may never return (it runs in C, "
                             "where no interrupt reaches it)")
+        elif isinstance(node.op, ast.Mod):
+            self.padding(node)
+        elif isinstance(node.op, ast.Mult):
+            items = sizes.length(node, self.names)
+            if items is not None and items > sizes.MAX_ITEMS:
+                self.fail(node, f"repeats a sequence into {_amount(items)} items, more than "
+                                f"{sizes.MAX_ITEMS:,}: {HANG}")
+        elif isinstance(node.op, ast.Pow):
+            bits = sizes.power_bits(node.left, node.right, self.names)
+            if bits is not None and bits > sizes.MAX_INT_BITS:
+                self.fail(node, f"computes an integer of {_amount(bits)} bits, more than "
+                                f"{sizes.MAX_INT_BITS:,}: {HANG}")
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Kind:
         operand = self.expr(node.operand)
@@ -331,6 +351,9 @@ class ExpressionWalker:
         return result
 
     def _Compare(self, node: ast.Compare) -> Kind:
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Call):
+                self.unsized.add(id(right))  # ``in`` on a range computes, never iterates
         kinds = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
         identity = all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
         if not identity:
@@ -355,7 +378,15 @@ class ExpressionWalker:
                     self.expr(value.format_spec)
             elif not isinstance(value, ast.Constant):
                 self.expr(value)
+        self.padding(node)
         return Kind("str", True, True)
+
+    def padding(self, node: ast.AST) -> None:
+        """A format width over the budget (``f"{x:>{10**12}}"``) builds that many characters."""
+        width = sizes.format_width(node, self.names)
+        if width is not None and width > sizes.MAX_ITEMS:
+            self.fail(node, f"pads a formatted value to {_amount(width)} characters, more "
+                            f"than {sizes.MAX_ITEMS:,}: {HANG}")
 
     def _FormattedValue(self, node: ast.FormattedValue) -> Kind:
         k = self.expr(node.value)
@@ -492,3 +523,8 @@ def arithmetic(left: Kind, right: Kind, op: ast.operator) -> Kind:
         return Kind(left.family, True, deep, value=value)
     return Kind(None, True, deep)
 
+
+
+def _amount(value: float) -> str:
+    """``about 1e+18`` / ``an unbounded number of`` for a reason's text."""
+    return "an unbounded number of" if value == float("inf") else f"about {value:.2g}"

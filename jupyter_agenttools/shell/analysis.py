@@ -26,6 +26,7 @@ from .environment import harmless_assignment
 from .fastpath import EXPANDS_UNQUOTED, plain_command_list
 from .programs import classify, known_programs, program_name, secret_printer
 from .programs.base import maybe_reads
+from .rebinding import apply_home_rebinding, home_rebinding
 from .syntax import (
     EXPANSION_REASON,
     IN_INNER,
@@ -87,7 +88,7 @@ class ShellAnalysis:
     ``all_commands`` adds those run by other commands (``via`` set). ``reasons``: why the
     text is not provably simple; ``unanalyzable``: it could not be parsed; ``opaque``: it runs
     code no command shows; ``too_complex``: a budget was exhausted; ``cds``: the directory
-    words of every ``cd`` in order (a command's ``cds`` counts those before it)."""
+    words of every ``cd`` in the order they run (a command's ``cds`` counts those before it)."""
 
     # flags and counts default at class level: one analysis is made per decision, and most
     # set none of them (a plain class with few attributes set is quicker to build)
@@ -225,6 +226,9 @@ def analyze(command: object) -> ShellAnalysis:
             out.written = len(commands)
             if not simple:  # a command runs code or changes directory
                 _expand(out)
+                _rebind(out)
+                _finish(out)
+            elif _rebind(out):
                 _finish(out)
         else:
             syntax = parse_commands(command, budget=out.budget)
@@ -232,6 +236,7 @@ def analyze(command: object) -> ShellAnalysis:
             _absorb(out, syntax, 0)
             out.written = len(out.records)
             _expand(out)
+            _rebind(out)
             _finish(out)
         if _fork_bomb(command):
             out.fork_bomb = True
@@ -270,6 +275,13 @@ def _absorb(out: ShellAnalysis, syntax: Syntax, pipeline_offset: int,
         cmd.effects = _effects(cmd)
         out.records.append(cmd)
     return added
+
+
+def _rebind(out: ShellAnalysis) -> bool:
+    """Words an earlier command changes the meaning of (``HOME=/etc; rm -rf ~``): see
+    rebinding.py. Whether an effect changed."""
+    values = home_rebinding(out.command, out.records)
+    return values is not None and apply_home_rebinding(out.records, values)
 
 
 def _too_complex(out: ShellAnalysis, why: str) -> None:
@@ -482,15 +494,15 @@ def _stdin_sources(cmd: Command, records: list[Command],
 def _finish(out: ShellAnalysis) -> None:
     """Directory changes in order, then read-only bottom-up (children come after parents)."""
     records = out.records
-    for cmd in records:
+    for cmd in _run_order(records):
         cmd.cds = len(out.cds)
         e = cmd.effects
-        if e is not None and e.cwd is not None and cmd.via is None:
+        if e is not None and e.cwd is not None:
+            # also a `cd` in code another command runs: `eval 'cd /'; rm -rf etc` and
+            # `sh -c 'cd /; rm -rf etc'` remove /etc. One in a child shell does not reach the
+            # commands after that shell, but each `cd` counts as maybe done: more places, never
+            # fewer
             out.cds.append(e.cwd)
-        elif e is not None and e.cwd is not None and cmd.via is not None:
-            runner = records[cmd.via].effects
-            if runner is not None and any(r.same_shell for r in runner.runs):
-                out.cds.append(e.cwd)
     for cmd in reversed(records):
         e = cmd.effects
         read_only = e is not None and e.read_only
@@ -502,6 +514,17 @@ def _finish(out: ShellAnalysis) -> None:
             if read_only:
                 read_only = all(records[k].read_only for k in cmd.children)
         cmd.read_only = read_only
+
+
+def _run_order(records: list[Command]) -> list[Command]:
+    """The records in the order they run: the commands a command runs (appended to the
+    records after every written command) come right after it, before the next one."""
+    if all(cmd.via is None for cmd in records):
+        return records
+    keys: list[tuple[int, ...]] = []
+    for cmd in records:  # a runner always comes before what it runs
+        keys.append((cmd.index,) if cmd.via is None else keys[cmd.via] + (cmd.index,))
+    return [records[k] for k in sorted(range(len(records)), key=keys.__getitem__)]
 
 
 def _fork_bomb(text: str) -> bool:

@@ -18,6 +18,7 @@ import {
   IIgnored,
   IRule,
   ISettings,
+  ITrust,
   IValidation,
   requestAPI,
   sendJSON
@@ -61,6 +62,30 @@ function heldBadge(why: string): HTMLElement {
   return h('span', { class: 'agenttools-held-back', title: why }, short);
 }
 
+/**
+ * What changed since the folder was trusted, from the copy of the trusted settings kept in the
+ * user's own file: one line per rule added or removed, mode from → to (`trust_changes`).
+ */
+function trustChanges(trust: ITrust): HTMLElement {
+  const changes = trust.changes;
+  if (!changes) {
+    return h('div', { class: 'agenttools-trust-changes agenttools-file' },
+      'What changed cannot be shown: the trust was recorded without a copy of the ' +
+      'settings (by an earlier version). Trusting again keeps one.');
+  }
+  return h('div', { class: 'agenttools-trust-changes' },
+    h('div', {}, `What changed since ${trust.trusted_at ? shortTime(trust.trusted_at) : 'then'}:`),
+    h('ul', { class: 'agenttools-trust-change-list' }, ...changes.map(change =>
+      h('li', {
+        class: `agenttools-trust-change agenttools-change-${change.change}`,
+        'data-change': change.change,
+        'data-key': change.key,
+        'data-layer': change.layer,
+        title: change.file
+      }, h('code', {}, change.text), ' ',
+      h('span', { class: 'agenttools-file' }, change.file)))));
+}
+
 function shortPath(file: string, root: string): string {
   return root && file.startsWith(root + '/') ? file.slice(root.length + 1) : file;
 }
@@ -94,6 +119,10 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
       this._section('Audit log', 'agenttools-audit-section', this._auditFilters(),
         this._audit)
     );
+    this._errorClose.addEventListener('click', () => {
+      this._actionError = '';
+      this._error.hidden = true;
+    });
     this._refreshButton.addEventListener('click', () => {
       void this.model.refresh();
       void this.kernels.refresh();
@@ -242,6 +271,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
       h('div', { class: 'agenttools-trust-title' }, trust.changed
         ? '⚠ Changed since you trusted it: this folder\'s settings are not trusted now.'
         : '⚠ This folder\'s settings are not trusted yet.'),
+      trust.changed ? trustChanges(trust) : null,
       h('div', {}, 'Its deny and ask rules count already. Not in force until you trust it:'),
       h('ul', { class: 'agenttools-held-list' }, ...held.map(item =>
         h('li', { title: item.file }, h('code', {}, heldText(item)), ' ',
@@ -259,7 +289,7 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
 
   private _render(): void {
     const settings = this.model.settings;
-    this._showError(this.model.error);
+    this._showError();
     if (!settings) {
       return;
     }
@@ -587,17 +617,26 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
   private async _act(action: () => Promise<void>): Promise<boolean> {
     try {
       await action();
-      this._showError('');
+      this._actionError = '';
+      this._showError();
       return true;
     } catch (error) {
-      this._showError((error as Error).message);
+      // kept until the next action succeeds or the person closes it: the refresh below
+      // re-renders, and used to wipe the message before anyone could read it
+      this._actionError = (error as Error).message;
+      this._showError();
       await this.model.refresh().catch(() => undefined);
       return false;
     }
   }
 
-  private _showError(message: string): void {
-    this._error.textContent = message;
+  /**
+   * The last action's error, else the settings' own (a file that does not parse). It sticks
+   * to the top of the panel's visible part (base.css), wherever the person scrolled to.
+   */
+  private _showError(): void {
+    const message = this._actionError || this.model.error;
+    this._errorText.textContent = message;
     this._error.hidden = !message;
   }
 
@@ -613,7 +652,14 @@ export class PermissionsPanel extends Widget implements INotebooksHost {
     class: 'agenttools-refresh jp-Button',
     title: 'Re-read the settings files and the audit log'
   }, '⟳');
-  private _error = h('div', { class: 'agenttools-error', role: 'alert', hidden: true });
+  private _actionError = '';
+  private _errorText = h('span', { class: 'agenttools-error-text' });
+  private _errorClose = h('button', {
+    class: 'agenttools-error-close jp-Button jp-mod-minimal',
+    title: 'Close this message'
+  }, '×');
+  private _error = h('div', { class: 'agenttools-error', role: 'alert', hidden: true },
+    this._errorText, this._errorClose);
   private _summary = h('div', { class: 'agenttools-summary' });
   private _modes = h('div', { class: 'agenttools-modes' });
   private _rules = h('div', { class: 'agenttools-rules' });

@@ -90,6 +90,23 @@ export interface ITrust {
   sha256: string;
   trusted_at: string | null;
   explanation?: string;
+  /** what changed since the trust ([] if nothing; null: changed, but what is not known) */
+  changes?: ITrustChange[] | null;
+}
+
+/** One change of the trust-needing parts since the folder was trusted (`trust_changes`). */
+export interface ITrustChange {
+  layer: string;
+  /** the file, relative to the project: `.agenttools/settings.json` */
+  file: string;
+  /** `allow`, `mode` or `additional_directories` */
+  key: string;
+  change: 'added' | 'removed' | 'changed' | 'reordered';
+  value: unknown;
+  before: unknown;
+  after: unknown;
+  /** as a person reads it: `+ allow Bash(curl:*)`, `mode default → bypass` */
+  text: string;
 }
 
 /** A part of a settings file held back, and why. */

@@ -16,8 +16,11 @@ the folder, the deny rule counts and the allow rule and the mode do not:
 5. after a reload of the page the panel still shows the folder as trusted;
 6. **Stop trusting** takes the trust back (the rule and the mode are held back again);
 7. ``%agent trust`` in the notebook trusts it again, and the panel follows by itself;
-8. a change of the trusted parts (a new allow rule) holds them back again: "Changed since you
-   trusted it", **Trust again**.
+8. a change of the trusted parts (a new allow rule, another mode) holds them back again:
+   "Changed since you trusted it" with what changed (``+ allow Bash(curl:*)``, ``mode
+   accept_edits → bypass``, from the copy of the trusted settings in the user's file), and the
+   question card of a run that the trusted rule would have allowed says the same; **Trust
+   again** trusts the new content.
 
 Screenshots: test-artifacts/trust-*.png.
 """
@@ -61,6 +64,8 @@ CELLS = [
     "%%agent --model m_before --as before\nRun the tests.",
     "%%agent --model m_after --as after\nRun the tests again.",
     "%agent trust",
+    _model("m_changed", "Not run.") + "\n",
+    "%%agent --model m_changed --as changed\nRun the tests once more.",
 ]
 
 
@@ -198,11 +203,36 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         # again, and the panel says what happened
         changed = json.loads(json.dumps(PROJECT_SETTINGS))
         changed["permissions"]["allow"].append("Bash(curl:*)")
+        changed["permissions"]["mode"] = "bypass"
         (repo / ".agenttools" / "settings.json").write_text(json.dumps(changed))
         untrusted = panel.locator(".agenttools-untrusted")
         expect(untrusted).to_contain_text("Changed since you trusted it", timeout=15_000)
         expect(untrusted.locator("button.agenttools-trust-button")).to_have_text("Trust again")
         expect(untrusted.locator(".agenttools-held-list")).to_contain_text("Bash(curl:*)")
+        # what changed, read from the copy of what was trusted (in the user's own file)
+        changes = untrusted.locator(".agenttools-trust-change")
+        expect(changes).to_have_text(["+ allow Bash(curl:*) .agenttools/settings.json",
+                                      "mode accept_edits → bypass .agenttools/settings.json"])
+        expect(changes.first).to_have_attribute("data-change", "added")
         expect(kernel.locator(".agenttools-kernel-untrusted")).to_be_visible()
         screenshot(page, "trust-7-changed")
+
+        # the question card of a call the trusted rule would have allowed says what changed
+        run_cell(page, 4)
+        run_cell(page, 5)
+        card = cell(page, 5).locator(".agenttools-question")
+        expect(card.locator(".agenttools-why")).to_contain_text(
+            "this folder's settings changed since you trusted them (+ allow Bash(curl:*); "
+            "mode accept_edits → bypass)", timeout=60_000)
+        card.scroll_into_view_if_needed()
+        screenshot(page, "trust-8-changed-card")
+        card.locator("button.agenttools-deny").click()
+        expect(cell(page, 5).locator(".jp-RenderedMarkdown")).to_contain_text(
+            "you denied it", timeout=30_000)
+
+        # Trust again: the new content is trusted, the list of changes is gone
+        untrusted.locator("button.agenttools-trust-button").click()
+        expect(panel.locator(".agenttools-trusted")).to_contain_text("Trusted", timeout=15_000)
+        expect(panel.locator(".agenttools-trust-change")).to_have_count(0)
+        expect(panel.locator(".agenttools-effective-mode")).to_have_text("bypass")
     assert not errors, f"page errors: {errors}"

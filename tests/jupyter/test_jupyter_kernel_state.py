@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from kernel_harness import KernelDriver, isolated_env
 
+from jupyter_agenttools.jupyter.state_fields import check_state
+
 pytestmark = pytest.mark.kernel
 
 
@@ -84,6 +86,7 @@ def test_state_file_follows_mode_rules_questions_and_unload(kernel, project, run
     (question,) = state["pending"]
     assert question["title"] == "Bash: python3 -c 1" and question["run"] == "job"
     assert "accept_edits mode" in question["why"]
+    assert check_state(kernel.kernel_id, state) == state  # the server keeps all a kernel writes
 
     kernel.run(f"%agent answer {question['id']} allow_once")
     state = _state(runtime, lambda s: not s["pending"] and not s["runs"]["active"])
@@ -119,6 +122,7 @@ def test_state_file_carries_the_tokens_a_real_server_reported(kernel, project, r
     assert state["usage"]["last_run"]["total_tokens"] == 32
     assert (state["usage"]["total"]["prompt_tokens"], state["usage"]["total"]["total_tokens"]
             ) == (41, 50)
+    assert check_state("k", state) == state
 
 
 @pytest.mark.parametrize("stop", ["%agent cancel", "job.cancel()"])

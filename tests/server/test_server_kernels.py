@@ -152,3 +152,89 @@ def test_a_trust_given_through_the_api_shows_in_the_kernels_view(api, kernel_id,
     agent = api("GET", "kernels")[1]["kernels"][0]["agent"]
     assert agent["trust_pending"] is False
     assert agent["mode"] == ("bypass" if override else "explore")
+
+
+_NAN = float("nan")
+
+
+@pytest.mark.parametrize("field, value", [
+    ("project_dir", 5), ("project_dir", None), ("project_dir", ["/tmp"]), ("project_dir", ""),
+    ("user_dir", 5), ("user_dir", ["a", "b"]), ("user_dir", {"a": 1}), ("user_dir", "a\x00b"),
+    ("managed_path", 7), ("managed_path", [[]]), ("managed_path", False),
+    ("mode", 3), ("mode_source", ["x"]), ("session_override", "yes"), ("model", {"a": "b"}),
+    ("session_rules", "Bash(ls)"), ("session_rules", [5, {"behavior": 1, "rule": []}]),
+    ("pending", {"id": "ask-1"}), ("pending", [None, {"id": 3}]),
+    ("conversation", [1]), ("conversation", {"prompts": "2"}), ("runs", 5),
+    ("updated", "now"), ("updated", _NAN), ("pid", -1.5), ("cwd", 0),
+    ("usage", "lots"), ("usage", {"total": 5}), ("usage", {"total": {"model_calls": "x"}}),
+    ("trust_pending", "yes"), ("settings_error", 5),
+])
+def test_a_state_file_with_a_wrong_field_type_does_not_break_the_listing(
+        api, kernel_id, tmp_path, field, value, caplog):
+    """A state file is input from outside the server (an older kernel, a hand edit): a field of
+    the wrong type skips the file (the fields that choose the kernel's settings files) or takes
+    its empty value, with a log line; the listing answers, and every field it shows has the
+    type the panel reads; the project routes answer too."""
+    project = tmp_path / "elsewhere"
+    project.mkdir()
+    state = _state(project, tmp_path)
+    state[field] = value
+    path = write_state(kernel_id, state)
+    path.write_text(json.dumps(state))  # NaN as json writes it (strict readers refuse it)
+    status, data = api("GET", "kernels")
+    assert status == 200, data
+    (entry,) = [k for k in data["kernels"] if k["id"] == kernel_id]
+    _assert_panel_shape(entry["agent"])
+    assert any("kernel" in r.getMessage() and kernel_id in r.getMessage()
+               for r in caplog.records if r.name.startswith("jupyter_agenttools")), \
+        [r.getMessage() for r in caplog.records]
+    status, data = api("GET", "settings", params={"project": str(project)})
+    assert status in (200, 400), data
+    if entry["agent"] is None:
+        assert status == 400 and "unknown project" in data["error"]
+
+
+@pytest.mark.parametrize("text", [
+    '{"project_dir": "/tmp", "mode": ', '[1, 2]', '"a string"', '{"updated": Infinity}',
+    "[" * 100_000, '{"project_dir": "/a", "project_dir": "/b"}', "\xff\xfe",
+], ids=["truncated", "array", "string", "Infinity", "deep", "key-twice", "not-utf8"])
+def test_a_state_file_that_is_not_a_clean_json_object_is_skipped(api, kernel_id, text, caplog):
+    path = write_state(kernel_id, {})
+    path.write_bytes(text.encode("latin-1"))
+    status, data = api("GET", "kernels")
+    assert status == 200, data
+    (entry,) = [k for k in data["kernels"] if k["id"] == kernel_id]
+    assert entry["agent"] is None
+    assert any(kernel_id in r.getMessage() for r in caplog.records)
+
+
+def test_a_directory_in_place_of_a_state_file_is_skipped(api, kernel_id):
+    path = write_state(kernel_id, {})
+    path.unlink()
+    path.mkdir()
+    status, data = api("GET", "kernels")
+    assert status == 200
+    assert [k["agent"] for k in data["kernels"] if k["id"] == kernel_id] == [None]
+
+
+def _assert_panel_shape(agent: dict | None) -> None:
+    """What labextension/src/kernels.ts (IAgentState) and notebooks.ts read from a card."""
+    if agent is None:
+        return
+    for name in ("project_dir", "cwd", "mode", "mode_source", "settings_mode", "model"):
+        assert isinstance(agent[name], str), (name, agent[name])
+    for name in ("user_dir", "managed_path"):
+        assert isinstance(agent.get(name, ""), str), (name, agent[name])
+    assert agent["project_dir"]
+    assert isinstance(agent["session_override"], bool)
+    assert isinstance(agent.get("trust_pending", False), bool)
+    assert isinstance(agent.get("settings_error", ""), str)
+    assert isinstance(agent["updated"], (int, float)) and agent["updated"] == agent["updated"]
+    assert isinstance(agent["conversation"]["prompts"], int)
+    assert all(isinstance(agent["runs"][k], int) for k in ("active", "total"))
+    assert all(isinstance(r["behavior"], str) and isinstance(r["rule"], str)
+               for r in agent["session_rules"])
+    assert all(isinstance(q[k], str) for q in agent["pending"]
+               for k in ("id", "tool", "title", "why", "run"))
+    if "usage" in agent:
+        assert isinstance(agent["usage"]["total"]["model_calls"], int)

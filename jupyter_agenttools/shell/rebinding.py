@@ -1,0 +1,130 @@
+"""Words whose meaning an earlier command of the same text changes: ``~`` after ``HOME=``.
+
+bash expands ``~``, ``~/x`` and ``$HOME`` with the value HOME has when the word is expanded.
+``export HOME=/etc; rm -rf ~/x`` removes /etc/x, yet the word alone reads as the user's home.
+When any command of the text may give HOME another value (an assignment or declaration,
+``read``/``mapfile``/``printf -v``/``getopts`` into it, ``unset``, a ``for HOME in`` loop, a
+``${HOME:=…}`` default, a name reference to it, or same-shell code nobody can read: ``source``,
+``eval`` of a run-time string, a declaration of a run-time name), every path spelled with a
+home ``~`` keeps its plain reading (the assignment may not run, may sit in a subshell, or come
+after the word) and gains two more: the same access *decided at run time* (never allowed, a
+safety question) and, for each literal value HOME is given, the path under that value (so
+``HOME=/etc; rm -rf ~`` meets the protected tier in every mode). A ``cd`` to ``~`` (or a bare
+``cd``) then goes to a directory decided at run time.
+
+Additive on purpose: a reading is only ever added, so no text can lose a finding by adding an
+assignment to HOME after the word (``rm -rf ~; HOME=/x`` is still the home directory).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .effects import Access
+from .syntax import Command
+from .words import DYNAMIC, LITERAL, Word
+
+__all__ = ["home_rebinding", "apply_home_rebinding"]
+
+# builtins that store into the variables their (non-option) words name
+_STORES = frozenset({"read", "mapfile", "readarray", "getopts"})
+# same-shell code the analysis cannot read (any variable may change)
+_OPAQUE_SAME_SHELL = frozenset({"source", "."})
+# `for HOME in`, `select HOME in`, `${HOME:=x}` / `${HOME=x}`: bindings the records don't show
+_TEXT_BINDING = re.compile(r"\b(?:for|select)[ \t]+HOME\b|\$\{HOME:?=")
+
+
+def _binds_home(name_and_rest: str) -> bool:
+    """``HOME``, ``HOME=x``, ``HOME+=x``, ``HOME[0]=x`` (also a name reference's target)."""
+    return name_and_rest == "HOME" or name_and_rest.startswith(("HOME=", "HOME+=", "HOME["))
+
+
+def _command_binding(cmd: Command, values: list[str]) -> bool:
+    """Whether ``cmd`` may change HOME; the literal values it gives are appended."""
+    found = False
+    for name, value in cmd.assignments:
+        if name == "HOME" or name.startswith("HOME["):
+            found = True
+            if value.kind == LITERAL and value.value:
+                values.append(value.value)
+        elif value.value == "HOME" and cmd.kind == "declaration":
+            found = True  # `declare -n r=HOME`: assigning r assigns HOME
+    argv = cmd.argv
+    if not argv or argv[0].kind != LITERAL:
+        return found
+    name = argv[0].value or ""
+    words = argv[1:]
+    if cmd.kind in ("declaration", "unset") or name in _STORES:
+        for word in words:
+            if word.kind == DYNAMIC:
+                return True  # `declare "$n=/etc"`, `read $n`: any name
+            spelled = word.value or ""
+            if not spelled.startswith("-") and _binds_home(spelled):
+                return True
+    elif name == "printf":
+        for k, word in enumerate(words):
+            spelled = word.value or ""
+            if spelled == "-v" and k + 1 < len(words):
+                target = words[k + 1]
+                if target.kind == DYNAMIC or _binds_home(target.value or ""):
+                    return True
+            elif spelled.startswith("-v") and _binds_home(spelled[2:]):
+                return True
+    elif name in _OPAQUE_SAME_SHELL:
+        return True
+    effects = cmd.effects
+    if effects is not None and any(r.runner == "eval" and r.source is None
+                                   for r in effects.runs):
+        return True  # eval of a string decided at run time
+    return found
+
+
+def home_rebinding(text: str, records: list[Command]) -> list[str] | None:
+    """None when no command of ``text`` may change HOME, else the literal values it may be
+    given (possibly none)."""
+    values: list[str] = []
+    found = bool(_TEXT_BINDING.search(text)) if "HOME" in text else False
+    for cmd in records:
+        if _command_binding(cmd, values):
+            found = True
+    return values if found else None
+
+
+def _home_tilde(word: Word) -> bool:
+    value = word.value
+    return word.tilde and value is not None and (value == "~" or value.startswith("~/"))
+
+
+def apply_home_rebinding(records: list[Command], values: list[str]) -> bool:
+    """Add the run-time and the assigned readings of every home ``~`` path (module docstring);
+    whether a command had one."""
+    changed = False
+    for cmd in records:
+        effects = cmd.effects
+        if effects is None:
+            continue
+        if effects.cwd is not None and _home_tilde(effects.cwd):
+            effects.cwd = Word(effects.cwd.text, None)
+            effects.no("changes to the home directory while HOME is assigned in the command")
+            changed = True
+        added: list[Access] = []
+        for access in effects.paths:
+            word = access.word
+            if not _home_tilde(word):
+                continue
+            rest = (word.value or "")[1:]
+            added.append(_like(access, Word(word.text, None)))
+            for value in values:
+                spelled = value.rstrip("/") + rest if rest else value
+                added.append(_like(access, Word(spelled, spelled, tilde=False)))
+        if added:
+            effects.paths[:0] = added  # the first finding names the path: the likelier one
+            effects.no(f"'~' is decided at run time: HOME is assigned in the command "
+                       f"({added[0].word.text[:40]})")
+            changed = True
+    return changed
+
+
+def _like(access: Access, word: Word) -> Access:
+    return Access(access.kind, word, recursive=access.recursive, hidden=access.hidden,
+                  follow=access.follow, detail=access.detail)

@@ -1,0 +1,156 @@
+"""Red-team round 6: an earlier command of the same text changes what a later word means.
+
+Each table pairs attacks (never ALLOWed; protected targets DENYed in every mode, bypass
+included) with harmless twins (still ALLOWed), across the modes.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import jupyter_agenttools
+from jupyter_agenttools.permission.types import PermissionBehavior
+from jupyter_agenttools.shell.analysis import analyze
+
+ALLOW, DENY = PermissionBehavior.ALLOW, PermissionBehavior.DENY
+MODES = ["default", "bypass", "dont_ask", "accept_edits"]
+
+
+@pytest.fixture(scope="module")
+def home_project(tmp_path_factory):
+    """A project inside the (fake) home directory: ``~/proj`` is the working directory, so a
+    ``~`` read as the real home looks like an in-project path."""
+    home = tmp_path_factory.mktemp("home")
+    project = home / "proj"
+    (project / "build").mkdir(parents=True)
+    (project / "a").write_text("x\n")
+    old = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        yield str(project)
+    finally:
+        if old is None:
+            del os.environ["HOME"]
+        else:
+            os.environ["HOME"] = old
+
+
+def decide(command: str, workdir: str, mode: str = "default", **kw):
+    return jupyter_agenttools.check("Bash", {"command": command}, mode=mode, cwd=workdir, **kw)
+
+
+# --- `~` after HOME is given another value ----------------------------------------------------
+# (bypass allowed `export HOME=/etc; rm -rf ~/x`, which removes /etc/x: `~` was read as the
+# real home whatever the command assigned to HOME before it; bash expands `~` and `$HOME` with
+# the value HOME has when the word is expanded — a `HOME=/etc cmd ~` prefix comes too late for
+# cmd's own words, not for the code it runs)
+
+HOME_PROTECTED = [
+    "export HOME=/etc; rm -rf ~/x", "HOME=/etc; rm -rf ~/passwd", "HOME=/etc && rm -rf ~/x",
+    "declare -x HOME=/etc; rm -rf ~/x", "typeset HOME=/etc; rm -rf ~/x",
+    "f() { local HOME=/etc; rm -rf ~/x; }; f", "export HOME=/etc; rm -rf $HOME/x",
+    'HOME=/; rm -rf "$HOME/etc"', "HOME=/; rm -rf ${HOME}/usr", "eval HO\\ME=/etc; rm -rf ~/x",
+    "HOME=/etc sh -c 'rm -rf ~/x'", "HOME=/usr/; rm -rf ~/lib", "HOME=/etc; chmod -R 777 ~",
+    "readonly HOME=/etc; rm -rf ~/ssl",
+]
+HOME_RUN_TIME = [
+    # HOME given a value the analysis cannot read: `~` is decided at run time
+    "read HOME; touch ~/proj/x", "printf -v HOME /etc; touch ~/proj/x",
+    "printf -vHOME /etc; touch ~/proj/x", "mapfile HOME < a; touch ~/proj/x",
+    "readarray -t HOME < a; touch ~/proj/x", "for HOME in /etc; do touch ~/proj/x; done",
+    "declare -n r=HOME; r=/etc; touch ~/proj/x", 'export "$V=/etc"; touch ~/proj/x',
+    "source a; touch ~/proj/x", ". ./a; touch ~/proj/x", 'eval "$X"; touch ~/proj/x',
+    ": ${HOME:=/etc}; touch ~/proj/x", "unset HOME; touch ~/proj/x",
+    "read HOME; cd; touch proj/x", "read HOME; cd ~ && touch proj/x",
+    'read HOME; touch "$HOME/proj/x"', "read HOME; rm -rf ~/proj/build",
+]
+HOME_RULES = {"allow": ["Bash(read:*)", "Bash(printf:*)", "Bash(mapfile:*)",
+                        "Bash(readarray:*)", "Bash(touch:*)", "Bash(rm:*)", "Bash(declare:*)",
+                        "Bash(export:*)", "Bash(source:*)", "Bash(.:*)", "Bash(eval:*)",
+                        "Bash(r:*)", "Bash(unset:*)", "Bash(cd:*)", "Bash(::*)",
+                        "Bash(mkdir:*)", "Bash(echo:*)"]}
+HOME_TWINS = [
+    # the home the user has: in-project edits and reads stay as they were
+    "touch ~/proj/x", "rm -rf ~/proj/build", "mkdir -p ~/proj/build/y", 'touch "$HOME/proj/x"',
+    "cd ~/proj && touch x", "grep HOME ~/proj/a", "echo HOME > ~/proj/x",
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", HOME_PROTECTED)
+def test_tilde_after_a_home_assignment_names_the_assigned_home(command, mode, home_project):
+    d = decide(command, home_project, mode=mode)
+    assert d.behavior == DENY, f"{command!r} in {mode}: {d.behavior} ({d.reason})"
+
+
+@pytest.mark.parametrize("command", HOME_RUN_TIME)
+def test_tilde_after_home_is_read_at_run_time_is_never_approved(command, home_project):
+    d = decide(command, home_project, rules=HOME_RULES)
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+    assert d.reason.startswith("Safety check"), d.reason
+    for mode in ("accept_edits", "dont_ask"):
+        assert decide(command, home_project, mode=mode).behavior != ALLOW, (command, mode)
+
+
+def test_an_assignment_to_home_after_the_word_keeps_the_real_home(home_project):
+    # additive: adding `HOME=x` after the word loses nothing
+    for command in ("rm -rf ~; HOME=/tmp/x", "rm -rf ~ && export HOME=/tmp/x",
+                    "(HOME=/tmp/x); rm -rf ~"):
+        assert decide(command, home_project, mode="bypass").behavior == DENY, command
+
+
+@pytest.mark.parametrize("command", HOME_TWINS)
+def test_the_users_home_is_still_followed(command, home_project):
+    d = decide(command, home_project, rules=HOME_RULES)
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
+
+@pytest.mark.parametrize("command", ["MY_HOME=/etc; touch ~/x", "export JAVA_HOME=/opt; touch ~/x",
+                                     "HOMES=/etc; touch ~/x", "echo HOME=/etc; touch ~/x"])
+def test_other_names_leave_the_home_alone(command):
+    def tilde_paths(text):
+        return [(a.kind, a.word.text, a.word.value) for c in analyze(text).records
+                for a in c.effects.paths if a.word.text.startswith("~")]
+    assert tilde_paths(command) == tilde_paths("touch ~/x")
+
+
+# --- a `cd` in code another command runs --------------------------------------------------
+# (bypass allowed `eval 'cd /'; rm -rf etc` and `sh -c 'cd /; rm -rf etc'`: a cd run by
+# eval or inside `sh -c` was placed after every written command, so the rm after it was
+# judged in the working directory)
+
+CD_IN_CODE = [
+    "eval 'cd /'; rm -rf etc", "eval cd /; rm -rf etc", "cd /tmp; eval 'cd /'; rm -rf etc",
+    "sh -c 'cd /; rm -rf etc'", "sudo sh -c 'cd / && rm -rf etc'",
+    "bash -c 'cd /usr; rm -rf lib'", "timeout 5 bash -c 'cd / && rm -rf var'",
+    "eval 'cd /' && chmod -R 777 etc",
+]
+CD_IN_CODE_RULES = {"allow": ["Bash(eval:*)", "Bash(cd:*)", "Bash(touch:*)", "Bash(rm:*)",
+                              "Bash(sh:*)", "Bash(mkdir:*)"]}
+CD_IN_CODE_OUTSIDE = ["eval 'cd /tmp'; touch x", "eval cd ..; rm -rf build",
+                      "sh -c 'cd /tmp && touch x'", "eval 'cd /tmp' && mkdir -p y"]
+CD_IN_CODE_TWINS = ["eval 'cd build'; touch x", "sh -c 'cd build && touch x'",
+                    "eval cd build && rm -rf out", "touch x; eval 'cd /tmp'"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", CD_IN_CODE)
+def test_a_cd_in_code_run_by_a_command_moves_the_later_commands(command, mode, home_project):
+    d = decide(command, home_project, mode=mode)
+    assert d.behavior == DENY, f"{command!r} in {mode}: {d.behavior} ({d.reason})"
+
+
+@pytest.mark.parametrize("command", CD_IN_CODE_OUTSIDE)
+def test_rules_never_approve_a_write_after_a_cd_in_code(command, home_project):
+    d = decide(command, home_project, rules=CD_IN_CODE_RULES)
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+    assert d.reason.startswith("Safety check"), d.reason
+
+
+@pytest.mark.parametrize("command", CD_IN_CODE_TWINS)
+def test_rules_approve_a_write_after_a_cd_in_code_that_stays_inside(command, home_project):
+    d = decide(command, home_project, rules=CD_IN_CODE_RULES)
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
