@@ -26,6 +26,7 @@ from .environment import harmless_assignment
 from .fastpath import EXPANDS_UNQUOTED, plain_command_list
 from .programs import classify, known_programs, program_name, secret_printer
 from .programs.base import maybe_reads
+from .programs.hooks import rebound_names, rebound_run
 from .rebinding import apply_home_rebinding, home_rebinding
 from .syntax import (
     EXPANSION_REASON,
@@ -224,6 +225,8 @@ def analyze(command: object) -> ShellAnalysis:
                     cmd.read_only = e.read_only  # what _finish decides for it
             out.records = commands
             out.written = len(commands)
+            if _rebound_names(out):
+                simple = False
             if not simple:  # a command runs code or changes directory
                 _expand(out)
                 _rebind(out)
@@ -235,6 +238,7 @@ def analyze(command: object) -> ShellAnalysis:
             out.multiline = syntax.multiline
             _absorb(out, syntax, 0)
             out.written = len(out.records)
+            _rebound_names(out)
             _expand(out)
             _rebind(out)
             _finish(out)
@@ -275,6 +279,36 @@ def _absorb(out: ShellAnalysis, syntax: Syntax, pipeline_offset: int,
         cmd.effects = _effects(cmd)
         out.records.append(cmd)
     return added
+
+
+def _rebound_names(out: ShellAnalysis) -> bool:
+    """``alias ls='rm -rf ~'`` / ``hash -p /bin/rm ls``: every later command named ``ls``
+    also runs what the name now stands for (programs/hooks.py). Whether one did."""
+    changed = False
+    names: list[tuple[str, str, bool]] = []
+    for cmd in out.records:
+        argv = cmd.argv
+        if not argv:
+            continue
+        first = argv[0]
+        e = cmd.effects
+        hit = False
+        if names and e is not None:
+            for name, replacement, is_source in names:
+                if name == "*" or name == first.value:
+                    text = cmd.source.slice(cmd.start, cmd.end)
+                    e.runs.append(rebound_run(name, replacement, is_source, argv, text))
+                    hit = True
+        if hit and e is not None:
+            e.no(f"{first.text[:40]} may be an alias or a remembered program defined earlier "
+                 "in the command")
+            # the name no longer says which program runs: no allow rule for `ls` may approve
+            # it (deny rules see it as any program, and what it now runs as well)
+            cmd.argv = [Word(first.text, None)] + argv[1:]
+            changed = True
+        if first.value in ("alias", "hash"):
+            names.extend(rebound_names(argv))
+    return changed
 
 
 def _rebind(out: ShellAnalysis) -> bool:
