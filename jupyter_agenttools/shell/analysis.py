@@ -39,6 +39,7 @@ from .syntax import (
     parse_commands,
 )
 from .words import DYNAMIC, LITERAL, Word
+from .written import add_script_runs, written_files
 
 __all__ = ["ShellAnalysis", "analyze", "MAX_COMMAND_CHARS", "MAX_DEPTH", "MAX_COMMANDS",
            "MAX_WORDS", "MAX_INNER_CHARS", "MAX_SUFFIX_WORDS", "MAX_EXPANSIONS",
@@ -101,6 +102,7 @@ class ShellAnalysis:
     multiline = False
     fork_bomb = False
     _budget_chars = MAX_INNER_CHARS
+    written_files: dict[str, list[str | None]] = {}  # (shared empty default: never changed)
 
     def __init__(self, command: str) -> None:
         self.command = command
@@ -225,7 +227,7 @@ def analyze(command: object) -> ShellAnalysis:
                     cmd.read_only = e.read_only  # what _finish decides for it
             out.records = commands
             out.written = len(commands)
-            if _rebound_names(out):
+            if _rebound_names(out) | _written_scripts(out):
                 simple = False
             if not simple:  # a command runs code or changes directory
                 _expand(out)
@@ -239,6 +241,7 @@ def analyze(command: object) -> ShellAnalysis:
             _absorb(out, syntax, 0)
             out.written = len(out.records)
             _rebound_names(out)
+            _written_scripts(out)
             _expand(out)
             _rebind(out)
             _finish(out)
@@ -309,6 +312,18 @@ def _rebound_names(out: ShellAnalysis) -> bool:
         if first.value in ("alias", "hash"):
             names.extend(rebound_names(argv))
     return changed
+
+
+def _written_scripts(out: ShellAnalysis) -> bool:
+    """``echo 'rm -rf ~' > s.sh; bash s.sh``: the text of a script the command wrote is code
+    the command running it runs (written.py); the commands found later by ``_expand``
+    (``sudo sh s.sh``) are looked at there. Whether one was found."""
+    files = out.written_files = written_files(out.records)
+    added = False
+    if files:
+        for cmd in out.records:
+            added = add_script_runs(cmd, files) or added
+    return added
 
 
 def _rebind(out: ShellAnalysis) -> bool:
@@ -413,9 +428,13 @@ def _expand(out: ShellAnalysis) -> None:
     programs = known_programs()
     i = 0
     pipeline_offset = 1 + max((c.pipeline[0] for c in records if c.pipeline), default=0)
+    files = out.written_files
+    scripts_seen = len(records)  # the records written_scripts looked at already
     while i < len(records):
         cmd = records[i]
         i += 1
+        if files and i > scripts_seen:
+            add_script_runs(cmd, files)  # `sudo sh s.sh`: a script written earlier
         effects = cmd.effects
         if effects is None or not effects.runs:
             continue

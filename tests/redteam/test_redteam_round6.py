@@ -198,3 +198,35 @@ def test_rules_on_trap_alias_or_hash_never_approve_what_they_store(command, home
 def test_rules_approve_stored_code_they_cover(command, home_project):
     d = decide(command, home_project, rules=STORED_RULES)
     assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
+
+# --- a script the command writes, then runs ---------------------------------------------------
+# (bypass allowed `echo 'rm -rf ~' > s.sh; bash s.sh` and the here-document spelling agents
+# use to write scripts: the script was an unknown file, though its text is in the command)
+
+WRITTEN_THEN_RUN = [
+    "echo 'rm -rf ~' > s.sh; source s.sh", "echo 'rm -rf ~' > s.sh; bash s.sh",
+    "echo 'rm -rf ~' > s.sh; . ./s.sh", "echo 'rm -rf ~' > s.sh && chmod +x s.sh && ./s.sh",
+    "cat > s.sh <<'EOF'\nrm -rf /etc\nEOF\nbash s.sh",
+    "cat <<EOF > s.sh\ncd /\nrm -rf etc\nEOF\nsh s.sh", "tee s.sh <<< 'rm -rf /usr'; sh s.sh",
+    "echo 'cd /' > a.sh; echo 'rm -rf etc' >> a.sh; bash a.sh",
+    "echo 'rm -rf ~' > s; bash s; echo ls > s",
+    "printf 'rm -rf /' > x; sh x", "echo 'rm -rf /var' > ./s; sudo sh ./s",
+    "echo '#!/bin/sh' > s; echo 'rm -rf ~' >> s; chmod +x s; ./s",
+]
+WRITTEN_TWINS = ["echo 'ls' > s.sh; bash s.sh", "echo 'rm -rf build' > s.sh; bash s.sh",
+                 "cat > s.sh <<'EOF'\nmkdir -p build/x\nEOF\nbash s.sh",
+                 "echo 'rm -rf ~' > s.sh; cat s.sh"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", WRITTEN_THEN_RUN)
+def test_a_script_written_then_run_is_analysed(command, mode, home_project):
+    d = decide(command, home_project, mode=mode)
+    assert d.behavior == DENY, f"{command!r} in {mode}: {d.behavior} ({d.reason})"
+
+
+@pytest.mark.parametrize("command", WRITTEN_TWINS)
+def test_bypass_runs_a_written_script_that_stays_inside(command, home_project):
+    d = decide(command, home_project, mode="bypass")
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
