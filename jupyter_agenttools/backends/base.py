@@ -357,6 +357,30 @@ class BackendBase(abc.ABC):
     async def write_file(self, path: str, data: bytes) -> None:
         """Write atomically (temp file + rename), creating parent folders."""
 
+    # --- the file a permission check resolved ----------------------------------------------------
+
+    #: whether the ``*_at`` methods below verify what they open (else they are the plain
+    #: primitives: a backend that cannot hold an open to a checked path)
+    verifies_open = False
+
+    async def read_file_at(self, path: str) -> bytes:
+        """The bytes of the file at ``path``, a physical path (what :meth:`resolve` returned
+        for the permission check), raising ``PathChangedError`` when what opens is another file
+        (a symbolic link swapped in since). Default: :meth:`read_file`."""
+        return await self.read_file(path)
+
+    def read_stream_at(self, path: str, chunk_size: int = CHUNK_SIZE * 16
+                       ) -> AsyncIterator[bytes]:
+        """:meth:`read_stream` of the file at the physical ``path``, verified as
+        :meth:`read_file_at`."""
+        return self.read_stream(path, chunk_size)
+
+    async def write_file_at(self, path: str, data: bytes) -> None:
+        """:meth:`write_file` of the physical ``path``, inside the folder the check resolved
+        (atomic; ``PathChangedError`` when a link was swapped in). Default:
+        :meth:`write_file`."""
+        await self.write_file(path, data)
+
     # --- streaming ----------------------------------------------------------------------------
 
     async def exec_shell_stream(self, argv: Sequence[str], *, cwd: str | None = None,
