@@ -44,6 +44,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from . import guards
+
 __all__ = ["Execution", "execute", "MAX_CAPTURE_CHARS"]
 
 MAX_CAPTURE_CHARS = 1_000_000
@@ -65,6 +67,8 @@ class Execution:
     interrupted: bool = False
     seconds: float = 0.0
     dropped: int = 0  # characters of output not kept (over MAX_CAPTURE_CHARS)
+    #: bytes the code could add to the kernel's memory (None: it ran without a ceiling)
+    memory_allowance: int | None = None
 
 
 class _Buffers:
@@ -295,9 +299,10 @@ def _traceback(exc: BaseException, filename: str) -> str:
 
 async def execute(code: str, namespace: dict[str, Any], *, timeout: float,
                   format_value: Callable[[Any], dict[str, Any]] | None = None,
-                  capture_displays: Callable[[list[dict[str, Any]]], Any] | None = None
-                  ) -> Execution:
-    """Run ``code`` in ``namespace``; see the module docstring for how."""
+                  capture_displays: Callable[[list[dict[str, Any]]], Any] | None = None,
+                  memory_ceiling: bool = False) -> Execution:
+    """Run ``code`` in ``namespace``; see the module docstring for how. ``memory_ceiling``:
+    run it under ``guards.memory_ceiling`` (code that runs without a question)."""
     result = Execution()
     filename = f"<RunCode-{next(_RUNS)}>"
     lines = code.splitlines(True)
@@ -315,8 +320,13 @@ async def execute(code: str, namespace: dict[str, Any], *, timeout: float,
     started = time.monotonic()
     value: Any = None
     displaying = capture_displays(displays) if capture_displays else contextlib.nullcontext()
+    # code with a top-level await leaves the loop free for the user's cells: no ceiling then
+    # (the analysis never proves such code read-only, so it is code the user approved)
+    ceiling = guards.memory_ceiling() if memory_ceiling and not is_async \
+        else contextlib.nullcontext()
     try:
-        with _routed_streams(), displaying:
+        with _routed_streams(), displaying, ceiling as allowance:
+            result.memory_allowance = allowance
             if is_async:
                 value = await _run_async(body, final, namespace, timeout, result)
             else:
@@ -333,6 +343,12 @@ async def execute(code: str, namespace: dict[str, Any], *, timeout: float,
         _CAPTURE.reset(token)
         _restore_stale(figures_before)
         result.seconds = time.monotonic() - started
+    if result.error_name == "MemoryError" and result.memory_allowance is not None:
+        result.error = (result.error or "") + (
+            f"\nRunCode runs code that needs no question under a memory ceiling: it may add "
+            f"{result.memory_allowance / 2 ** 30:.1f} GiB to the kernel (half of the memory "
+            f"available when it started). Work on a part of the data, or ask the user to run "
+            f"it.\n")
     result.stdout = "".join(buffers.parts["stdout"])
     result.stderr = "".join(buffers.parts["stderr"])
     result.dropped = buffers.dropped

@@ -223,7 +223,8 @@ class RunCode(Tool):
             transformed = self.host.transform(code)
         except Exception as exc:
             raise ToolExecutionError(f"IPython could not read this code: {exc}") from None
-        if self._verdicts.get(code):
+        read_only = bool(self._verdicts.get(code))
+        if read_only:
             # it was allowed as read-only: it must still be, now, just before it runs
             again = analyze(transformed, self.names())
             if not again.read_only:
@@ -234,7 +235,8 @@ class RunCode(Tool):
                     "again to be asked.")
         run = await execute(transformed, self.host.execution_namespace(), timeout=seconds,
                             format_value=self.host.format_value,
-                            capture_displays=self.host.capture_displays)
+                            capture_displays=self.host.capture_displays,
+                            memory_ceiling=read_only)
         return _render(run)
 
 
@@ -299,4 +301,4 @@ def _render(run: Any) -> ToolChunk:
     return ToolChunk(blocks, state=state, metadata={
         "timed_out": run.timed_out, "interrupted": run.interrupted,
         "error": run.error_name, "seconds": round(run.seconds, 3),
-        "images": images})
+        "images": images, "memory_allowance": run.memory_allowance})
