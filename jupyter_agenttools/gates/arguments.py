@@ -9,6 +9,7 @@ model to send the call again.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping
 
 from ..errors import ToolArgumentsError
@@ -60,6 +61,12 @@ def _decode(name: str, raw: str, schema: dict[str, Any]) -> dict[str, Any]:
         problem = f"expected a JSON object, got {type(value).__name__}"
     except (ValueError, RecursionError) as exc:
         problem = f"not valid JSON ({exc})"
+    too_costly = _repair_cost(raw)
+    if too_costly:
+        raise ToolArgumentsError(
+            f"The arguments for tool {name!r} could not be read: {problem}; {too_costly}, so "
+            f"they were not repaired. You sent: {_quote(raw)}\n"
+            "Send the call again with the arguments as one valid JSON object.")
     import json_repair
 
     try:
@@ -75,6 +82,36 @@ def _decode(name: str, raw: str, schema: dict[str, Any]) -> dict[str, Any]:
         f"The arguments for tool {name!r} could not be read: {problem}. You sent: {_quote(raw)}\n"
         "Send the call again with the arguments as one JSON object matching the tool's schema."
     )
+
+
+# json_repair runs in the event loop and its time grows with the length of what lies outside
+# JSON strings times the brackets there, and with the square of unquoted text: 2 MB of it took
+# 500 s, 1,000 characters with 240 brackets 1 s (json_repair 0.x, one core). Within
+# these bounds the worst input measured takes ~0.2 s; a model's slip (a missing brace, a raw
+# newline, a cut-off string of a long Write) stays within them.
+REPAIR_MAX_CHARS = 65_536
+REPAIR_MAX_OUTSIDE = 8_192  # characters outside strings
+REPAIR_MAX_COST = 40_000  # characters outside strings x (1 + brackets outside strings)
+# A JSON string, or one cut off at the end (maybe after a lone backslash): a match never fails
+# once started, so it never backtracks (a form that could fail was quadratic on '"\\' * n).
+# A cut-off string counts as outside: json_repair looks for the structure it lost in it.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*(?P<end>"|\\?\Z)', re.DOTALL)
+
+
+def _outside_strings(raw: str) -> str:
+    return _STRING.sub(lambda m: "" if m.group("end") == '"' else m.group(), raw)
+
+
+def _repair_cost(raw: str) -> str:
+    """Why ``raw`` is too costly to repair, or ""."""
+    if len(raw) > REPAIR_MAX_CHARS:
+        return f"{len(raw):,} characters is more than the {REPAIR_MAX_CHARS:,} a repair takes"
+    outside = _outside_strings(raw)
+    brackets = outside.count("{") + outside.count("[")
+    if len(outside) > REPAIR_MAX_OUTSIDE or len(outside) * (1 + brackets) > REPAIR_MAX_COST:
+        return (f"{len(outside):,} characters and {brackets:,} bracket(s) outside strings is more "
+                f"structure than a repair takes")
+    return ""
 
 
 # One compiled validator per schema object: building one costs more than validating.

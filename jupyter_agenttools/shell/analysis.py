@@ -26,6 +26,7 @@ from .environment import harmless_assignment
 from .fastpath import EXPANDS_UNQUOTED, plain_command_list
 from .programs import classify, known_programs, program_name, secret_printer
 from .programs.base import maybe_reads
+from .programs.hooks import rebound_names, rebound_run
 from .rebinding import apply_home_rebinding, home_rebinding
 from .syntax import (
     EXPANSION_REASON,
@@ -38,6 +39,7 @@ from .syntax import (
     parse_commands,
 )
 from .words import DYNAMIC, LITERAL, Word
+from .written import add_script_runs, written_files
 
 __all__ = ["ShellAnalysis", "analyze", "MAX_COMMAND_CHARS", "MAX_DEPTH", "MAX_COMMANDS",
            "MAX_WORDS", "MAX_INNER_CHARS", "MAX_SUFFIX_WORDS", "MAX_EXPANSIONS",
@@ -100,6 +102,7 @@ class ShellAnalysis:
     multiline = False
     fork_bomb = False
     _budget_chars = MAX_INNER_CHARS
+    written_files: dict[str, list[str | None]] = {}  # (shared empty default: never changed)
 
     def __init__(self, command: str) -> None:
         self.command = command
@@ -224,6 +227,8 @@ def analyze(command: object) -> ShellAnalysis:
                     cmd.read_only = e.read_only  # what _finish decides for it
             out.records = commands
             out.written = len(commands)
+            if _rebound_names(out) | _written_scripts(out):
+                simple = False
             if not simple:  # a command runs code or changes directory
                 _expand(out)
                 _rebind(out)
@@ -235,6 +240,8 @@ def analyze(command: object) -> ShellAnalysis:
             out.multiline = syntax.multiline
             _absorb(out, syntax, 0)
             out.written = len(out.records)
+            _rebound_names(out)
+            _written_scripts(out)
             _expand(out)
             _rebind(out)
             _finish(out)
@@ -274,6 +281,48 @@ def _absorb(out: ShellAnalysis, syntax: Syntax, pipeline_offset: int,
             cmd.pipeline = (cmd.pipeline[0] + pipeline_offset, cmd.pipeline[1])
         cmd.effects = _effects(cmd)
         out.records.append(cmd)
+    return added
+
+
+def _rebound_names(out: ShellAnalysis) -> bool:
+    """``alias ls='rm -rf ~'`` / ``hash -p /bin/rm ls``: every later command named ``ls``
+    also runs what the name now stands for (programs/hooks.py). Whether one did."""
+    changed = False
+    names: list[tuple[str, str, bool]] = []
+    for cmd in out.records:
+        argv = cmd.argv
+        if not argv:
+            continue
+        first = argv[0]
+        e = cmd.effects
+        hit = False
+        if names and e is not None:
+            for name, replacement, is_source in names:
+                if name == "*" or name == first.value:
+                    text = cmd.source.slice(cmd.start, cmd.end)
+                    e.runs.append(rebound_run(name, replacement, is_source, argv, text))
+                    hit = True
+        if hit and e is not None:
+            e.no(f"{first.text[:40]} may be an alias or a remembered program defined earlier "
+                 "in the command")
+            # the name no longer says which program runs: no allow rule for `ls` may approve
+            # it (deny rules see it as any program, and what it now runs as well)
+            cmd.argv = [Word(first.text, None)] + argv[1:]
+            changed = True
+        if first.value in ("alias", "hash"):
+            names.extend(rebound_names(argv))
+    return changed
+
+
+def _written_scripts(out: ShellAnalysis) -> bool:
+    """``echo 'rm -rf ~' > s.sh; bash s.sh``: the text of a script the command wrote is code
+    the command running it runs (written.py); the commands found later by ``_expand``
+    (``sudo sh s.sh``) are looked at there. Whether one was found."""
+    files = out.written_files = written_files(out.records)
+    added = False
+    if files:
+        for cmd in out.records:
+            added = add_script_runs(cmd, files) or added
     return added
 
 
@@ -379,9 +428,13 @@ def _expand(out: ShellAnalysis) -> None:
     programs = known_programs()
     i = 0
     pipeline_offset = 1 + max((c.pipeline[0] for c in records if c.pipeline), default=0)
+    files = out.written_files
+    scripts_seen = len(records)  # the records written_scripts looked at already
     while i < len(records):
         cmd = records[i]
         i += 1
+        if files and i > scripts_seen:
+            add_script_runs(cmd, files)  # `sudo sh s.sh`: a script written earlier
         effects = cmd.effects
         if effects is None or not effects.runs:
             continue

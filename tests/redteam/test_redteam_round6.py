@@ -154,3 +154,79 @@ def test_rules_approve_a_write_after_a_cd_in_code_that_stays_inside(command, hom
     d = decide(command, home_project, rules=CD_IN_CODE_RULES)
     assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
 
+
+# --- code stored for later: trap bodies, aliases, `hash -p` ----------------------------------
+# (bypass allowed `trap 'rm -rf ~' EXIT`, `alias ls='rm -rf ~'; ls` and
+# `hash -p /bin/rm ls; ls -rf /etc`: the stored text or program was never analysed, and a
+# later `ls` was read as ls; an allow rule `Bash(trap:*)` approved any trap body)
+
+STORED_CODE = [
+    "trap 'rm -rf ~' EXIT", "trap -- 'rm -rf /' ERR; false", "trap 'rm -rf /etc' DEBUG; ls",
+    "trap 'cd /' DEBUG; rm -rf etc", "trap -p; trap 'chmod -R 777 /' INT",
+    "alias ls='rm -rf ~'; ls", "shopt -s expand_aliases\nalias ls='rm -rf /'\nls",
+    "alias ls='rm -rf'\nls /etc", "alias -p ll='rm -rf /usr' x=y\nll",
+    "hash -p /bin/rm ls; ls -rf /etc", "hash -p /usr/bin/rm cat\ncat -r ~",
+    "hash -p/bin/rm ls\nls -rf /usr", "hash -t ls; hash -p /bin/rm ls; ls -rf /var",
+]
+STORED_RULES = {"allow": ["Bash(trap:*)", "Bash(alias:*)", "Bash(hash:*)", "Bash(ls:*)",
+                          "Bash(cat:*)", "Bash(shopt:*)", "Bash(echo:*)"]}
+# (an allow rule for trap or alias approves the code it stores when that code is unknown,
+# as `Bash(eval:*)` approves `eval "$X"`: what it approves is the rule's own text)
+STORED_RUN_TIME = ['hash -p "$P" ls; ls', "hash -p /bin/rm ls; ls x", 'alias "$X"; ls',
+                   "alias ls='touch /tmp/x'\nls", "alias ls='rm x'\nls",
+                   "trap 'echo x > /tmp/y' EXIT", "hash -p ./evil ls; ls"]
+STORED_TWINS = ["trap 'echo bye' EXIT", "alias ll='ls -l'", "trap - EXIT", "trap '' INT",
+                "hash -r; ls", "hash -t ls; ls", "alias e='echo hi'\necho x", "alias l=ls\nls"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", STORED_CODE)
+def test_stored_code_is_analysed_where_it_may_run(command, mode, home_project):
+    d = decide(command, home_project, mode=mode)
+    assert d.behavior == DENY, f"{command!r} in {mode}: {d.behavior} ({d.reason})"
+
+
+@pytest.mark.parametrize("command", STORED_RUN_TIME)
+def test_rules_on_trap_alias_or_hash_never_approve_what_they_store(command, home_project):
+    d = decide(command, home_project, rules=STORED_RULES)
+    assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
+    for mode in ("accept_edits", "dont_ask"):
+        assert decide(command, home_project, mode=mode).behavior != ALLOW, (command, mode)
+
+
+@pytest.mark.parametrize("command", STORED_TWINS)
+def test_rules_approve_stored_code_they_cover(command, home_project):
+    d = decide(command, home_project, rules=STORED_RULES)
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
+
+# --- a script the command writes, then runs ---------------------------------------------------
+# (bypass allowed `echo 'rm -rf ~' > s.sh; bash s.sh` and the here-document spelling agents
+# use to write scripts: the script was an unknown file, though its text is in the command)
+
+WRITTEN_THEN_RUN = [
+    "echo 'rm -rf ~' > s.sh; source s.sh", "echo 'rm -rf ~' > s.sh; bash s.sh",
+    "echo 'rm -rf ~' > s.sh; . ./s.sh", "echo 'rm -rf ~' > s.sh && chmod +x s.sh && ./s.sh",
+    "cat > s.sh <<'EOF'\nrm -rf /etc\nEOF\nbash s.sh",
+    "cat <<EOF > s.sh\ncd /\nrm -rf etc\nEOF\nsh s.sh", "tee s.sh <<< 'rm -rf /usr'; sh s.sh",
+    "echo 'cd /' > a.sh; echo 'rm -rf etc' >> a.sh; bash a.sh",
+    "echo 'rm -rf ~' > s; bash s; echo ls > s",
+    "printf 'rm -rf /' > x; sh x", "echo 'rm -rf /var' > ./s; sudo sh ./s",
+    "echo '#!/bin/sh' > s; echo 'rm -rf ~' >> s; chmod +x s; ./s",
+]
+WRITTEN_TWINS = ["echo 'ls' > s.sh; bash s.sh", "echo 'rm -rf build' > s.sh; bash s.sh",
+                 "cat > s.sh <<'EOF'\nmkdir -p build/x\nEOF\nbash s.sh",
+                 "echo 'rm -rf ~' > s.sh; cat s.sh"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", WRITTEN_THEN_RUN)
+def test_a_script_written_then_run_is_analysed(command, mode, home_project):
+    d = decide(command, home_project, mode=mode)
+    assert d.behavior == DENY, f"{command!r} in {mode}: {d.behavior} ({d.reason})"
+
+
+@pytest.mark.parametrize("command", WRITTEN_TWINS)
+def test_bypass_runs_a_written_script_that_stays_inside(command, home_project):
+    d = decide(command, home_project, mode="bypass")
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"

@@ -25,6 +25,7 @@ from .find import SAFE_WITH_ANY_ARGUMENTS, find
 from .git import _GLOBAL_VETO as _GIT_GLOBAL_VETO
 from .git import _READ_SUBS as _GIT_SUBS
 from .git import CONFIG, git
+from .hooks import HOOKS
 from .network import DOWNLOADERS, NETWORK, NETWORK_PROGRAMS, network_program
 from .scanner import RUNS, VETO, WRITES, Table
 from .search import _GREP, _RG, grep, ripgrep
@@ -74,7 +75,8 @@ def program_name(word: Word | None) -> str | None:
 
 
 _KNOWN = frozenset(TABLE) | frozenset(SYSTEM) | frozenset(_SPECIAL) | frozenset(FILES) | \
-    SHELLS | frozenset(WRAPPERS) | INTERPRETERS | NETWORK | {"env", "eval", ".", "source"}
+    SHELLS | frozenset(WRAPPERS) | INTERPRETERS | NETWORK | {"env", "eval", ".", "source"} | \
+    frozenset(HOOKS)
 
 
 def known_programs() -> frozenset[str]:
@@ -90,6 +92,7 @@ _HANDLERS: dict[str, Callable[[list[Word]], Effects | None]] = {
     **SYSTEM,
     **TABLE,
     **_SPECIAL,
+    **HOOKS,
 }
 for _name, _runner in RUNNERS.items():
     _other = _HANDLERS.get(_name)
