@@ -183,3 +183,35 @@ def test_writing_the_marker_back_is_refused(tools):
     assert run.is_error and "marker" in run.text
     # the same edit without the marker goes through
     assert not call("NotebookEdit", {"cell_id": cell.id, "new_source": "print(1)"}).is_error
+
+
+# --- in a real kernel: the user's cell copies the environment, the agent prints it -------------
+@pytest.mark.kernel
+def test_in_a_kernel_a_copied_environment_reaches_the_model_without_its_keys(tmp_path: Path):
+    import json
+
+    from test_notebook_kernel import SETUP, KernelDriver, isolated_env, run_report
+
+    project = tmp_path / "project"
+    project.mkdir()
+    env = isolated_env(tmp_path)
+    env["SERVICE_API_KEY"], env["DEPLOY_TOKEN"] = OPENAI, GITHUB
+    kernel = KernelDriver(project, env)
+    try:
+        kernel.run(SETUP)
+        kernel.run("import os\ncfg = dict(os.environ)")  # the user's cell
+        calls = [[{"name": "RunCode", "input": {"code": "print(cfg)"}}],
+                 [{"name": "RunCode", "input": {"code": "cfg"}}],
+                 [{"name": "Inspect", "input": {"name": "cfg"}}], "done"]
+        kernel.run(f"model = ScriptedModel(json.loads({json.dumps(json.dumps(calls))}))\n"
+                   "session.toolkit.set_active_groups({'notebook': True})")
+        kernel.run("%%agent --model model --mode default\nshow the config")
+        report = run_report(kernel, "print(json.dumps(await drive(agent_run)))")
+    finally:
+        kernel.stop()
+    assert report["asked"] == []  # read-only: no question…
+    assert [state for _name, state, _text in report["results"]] == ["success"] * 3
+    for name, _state, text in report["results"]:
+        assert OPENAI not in text and GITHUB not in text  # …and no key reaches the model
+        if name == "RunCode":  # the whole dict is shown (Inspect's repr is cut at 4000)
+            assert MARKER in text and "SERVICE_API_KEY" in text
