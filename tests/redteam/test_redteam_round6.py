@@ -230,3 +230,23 @@ def test_a_script_written_then_run_is_analysed(command, mode, home_project):
 def test_bypass_runs_a_written_script_that_stays_inside(command, home_project):
     d = decide(command, home_project, mode="bypass")
     assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
+
+# --- the secret a command reads after a `cd` is named where it is -------------------------------
+# (`cd ~; cat .ssh/id_rsa` asked about "<project>/.ssh/id_rsa": the first place the file could
+# be, not the one where it is)
+
+@pytest.mark.parametrize("command, named", [
+    ("cd ~; cat .ssh/id_rsa", "/.ssh/id_rsa"), ("cd ~/.ssh && cat id_rsa", "/.ssh/id_rsa"),
+    ("cd; cat .aws/credentials", "/.aws/credentials"), ("cd ~ && head .ssh/id_rsa", "/.ssh/id_rsa"),
+])
+def test_a_secret_read_after_cd_names_the_file_that_is_there(command, named, home_project):
+    home = os.path.dirname(home_project)
+    for directory, name in ((".ssh", "id_rsa"), (".aws", "credentials")):
+        os.makedirs(os.path.join(home, directory), exist_ok=True)
+        with open(os.path.join(home, directory, name), "w") as f:
+            f.write("k\n")
+    d = decide(command, home_project)
+    assert d.behavior != ALLOW and d.reason.startswith("Safety check"), d.reason
+    assert home + named in d.reason, d.reason
+
