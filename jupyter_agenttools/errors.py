@@ -11,7 +11,8 @@ programming or configuration mistakes: they propagate to the person who wrote th
     │   ├── ToolArgumentsError            arguments are not JSON / do not fit the schema
     │   ├── ToolPermissionDenied          the permission engine or the user said no
     │   ├── ToolExecutionError            the tool ran and failed (timeout, non-zero exit, …)
-    │   │   └── BackendError              the backend could not do it (kernel died, I/O error)
+    │   │   ├── BackendError              the backend could not do it (kernel died, I/O error)
+    │   │   └── PathChangedError          the file opened is not the one the check resolved
     │   ├── SkillNotFound                 the Skill tool was asked for an unknown skill
     │   └── MCPCallError                  an MCP server failed or died during a call
     ├── DeveloperOrientedException        raised to the developer, never swallowed
@@ -53,6 +54,7 @@ __all__ = [
     "ToolPermissionDenied",
     "ToolExecutionError",
     "BackendError",
+    "PathChangedError",
     "SkillNotFound",
     "MCPCallError",
     "DeveloperOrientedException",
@@ -121,6 +123,11 @@ class ToolExecutionError(AgentOrientedException):
 
 class BackendError(ToolExecutionError):
     """The backend could not carry out a primitive (kernel died, I/O error, …)."""
+
+
+class PathChangedError(ToolExecutionError):
+    """A file tool's path now opens another file than the one its permission check resolved
+    (a symbolic link swapped in between): nothing was read or written."""
 
 
 class SkillNotFound(AgentOrientedException):

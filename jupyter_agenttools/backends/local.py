@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Mapping, Sequenc
 
 from ..permission.facts import LocalFacts
 from ..permission.resolver import gather_facts
+from . import checked_files
 from .base import CHUNK_SIZE, OPS_SOURCE, BackendBase, DirEntry, ExecResult, FileStat, StreamItem
 from .supervisor import SUPERVISION, SupervisedProcess, SupervisorReport
 
@@ -173,6 +174,25 @@ class LocalBackend(BackendBase):
 
     async def write_file(self, path: str, data: bytes) -> None:
         await asyncio.to_thread(_write_atomic, self._resolve(path), [bytes(data)])
+
+    # the file a permission check resolved: opened so that it is that file (checked_files.py)
+    verifies_open = True
+
+    async def read_file_at(self, path: str) -> bytes:
+        return await asyncio.to_thread(checked_files.read_checked, self._resolve(path))
+
+    async def read_stream_at(self, path: str, chunk_size: int = CHUNK_SIZE * 16
+                             ) -> AsyncIterator[bytes]:
+        fd = await asyncio.to_thread(checked_files.open_checked, self._resolve(path))
+        f = os.fdopen(fd, "rb")
+        try:
+            while chunk := await asyncio.to_thread(f.read, chunk_size):
+                yield chunk
+        finally:
+            f.close()
+
+    async def write_file_at(self, path: str, data: bytes) -> None:
+        await asyncio.to_thread(checked_files.write_checked, self._resolve(path), [bytes(data)])
 
     async def read_stream(self, path: str, chunk_size: int = CHUNK_SIZE * 16
                           ) -> AsyncIterator[bytes]:

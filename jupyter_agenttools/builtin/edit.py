@@ -70,7 +70,7 @@ class Edit(FileToolMixin, Tool):
             raise ToolExecutionError(f"{path} is a directory, not a file.")
         require_fresh_read(b, path, st, "edit")
         try:
-            original = (await b.read_file(path)).decode("utf-8")
+            original = (await b.read_file_at(path)).decode("utf-8")
         except UnicodeDecodeError:
             raise ToolExecutionError(f"{path} is not UTF-8 text; Edit changes text files only.") \
                 from None

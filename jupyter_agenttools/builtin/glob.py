@@ -71,7 +71,7 @@ class Glob(FileToolMixin, Tool):
         if path is not None:
             path = path_word(self.name, tool_input, "path")
         check_input(self, tool_input)
-        return [PathEffect("search", glob_reach_word(pattern, path))]
+        return [PathEffect("search", glob_reach_word(pattern, path), filtered=True)]
 
     async def call(self, pattern: str, path: str | None = None) -> ToolChunk:
         b = self.backend

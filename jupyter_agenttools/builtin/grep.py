@@ -143,7 +143,7 @@ class Grep(FileToolMixin, Tool):
         path = tool_input.get("path")
         word = "." if path is None or path == "" else path_word(self.name, tool_input, "path")
         check_input(self, tool_input)
-        return [PathEffect("search", word)]
+        return [PathEffect("search", word, filtered=True)]  # (skips excluded names)
 
     async def _ripgrep(self) -> str | None:
         if self.use_ripgrep is False:

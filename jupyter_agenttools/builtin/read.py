@@ -270,7 +270,7 @@ class Read(FileToolMixin, Tool):
                     text, full = text[:-1], full - 1
                 lines.append((total, text, full))
 
-        async with contextlib.aclosing(b.read_stream(path)) as stream:
+        async with contextlib.aclosing(b.read_stream_at(path)) as stream:
             async for chunk in stream:
                 if first:
                     first = False
@@ -322,7 +322,7 @@ class Read(FileToolMixin, Tool):
         if st.size > MAX_IMAGE_BYTES:
             raise ToolExecutionError(f"{path} is an image of {st.size:,} bytes, more than the "
                                      f"{MAX_IMAGE_BYTES:,} bytes Read returns.")
-        data = await self.backend.read_file(path)
+        data = await self.backend.read_file_at(path)
         self.backend.file_read_state[path] = (st.mtime_ns, st.size)
         return ToolChunk([text_block(f"Image {path} ({mime}, {len(data):,} bytes):"),
                           {"type": "image", "data": base64.b64encode(data).decode("ascii"),

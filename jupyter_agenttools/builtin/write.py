@@ -46,7 +46,7 @@ def short_diff(old: str, new: str, path: str) -> str | None:
 async def write_and_remember(backend: "BackendBase", path: str, data: bytes) -> None:
     """Write, then refresh the read state so a following Edit/Write needs no new Read."""
     try:
-        await backend.write_file(path, data)
+        await backend.write_file_at(path, data)  # the checked file, not what a link names now
     except (IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError) as exc:
         raise ToolExecutionError(f"Cannot write {path}: {exc.strerror or exc}") from None
     st = await backend.stat(path)
@@ -99,7 +99,7 @@ class Write(FileToolMixin, Tool):
             if st.is_dir:
                 raise ToolExecutionError(f"{path} is a directory; give a file path.")
             require_fresh_read(b, path, st, "overwrite")
-            old = (await b.read_file(path)).decode("utf-8", "replace")
+            old = (await b.read_file_at(path)).decode("utf-8", "replace")
         data = content.encode("utf-8")
         await write_and_remember(b, path, data)
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)

@@ -35,6 +35,8 @@ from .patterns import (
     target_matches,
 )
 from .protected import DecisionPlaces, places_for
+from .sensitive import runs_code_later_reason
+from .tree_names import name_regexes, tree_holds_name
 from .types import PermissionBehavior, PermissionDecision, PermissionRule
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ __all__ = [
     "effects_of",
     "targets",
     "find_protected",
+    "find_code_later",
     "effect_matches",
     "check_effect",
     "check_effects",
@@ -83,16 +86,20 @@ class PathEffect:
     directory words a shell ``cd``'d through before it, applied in order to the cwd (``()``:
     none; ``None``: unknown at analysis time). ``glob``: the word is a pattern the shell expands
     (``*``, ``?``, ``[``). ``recursive``: the effect covers the whole tree below ``path``
-    (``rm -r``, ``chmod -R``, ``find -delete``)."""
+    (``rm -r``, ``chmod -R``, ``find -delete``, ``cp -r``, ``tar c``). ``filtered``: the
+    tool itself skips the names the ``Read`` deny and ask rules name while it searches (Grep,
+    Glob: :attr:`CheckedCall.excluded_names`); a program run by Bash does not, so a name rule
+    applies to its recursive reads when the tree holds such a name (``tree_names.py``)."""
 
     kind: str
     path: str
     base: tuple[str, ...] | None = ()
     glob: bool = False
     recursive: bool = False
+    filtered: bool = False
 
     def __init__(self, kind: str, path: str, base: Sequence[str] | None = (),
-                 glob: bool = False, recursive: bool = False):
+                 glob: bool = False, recursive: bool = False, filtered: bool = False):
         # the generated __init__ plus the checks, written straight to the instance (a frozen
         # dataclass sets each field through object.__setattr__: ~2 us per effect)
         if kind not in KINDS:
@@ -105,6 +112,7 @@ class PathEffect:
         state["base"] = base if base is None or type(base) is tuple else tuple(base)
         state["glob"] = glob
         state["recursive"] = recursive
+        state["filtered"] = filtered
 
     @property
     def family(self) -> str:
@@ -114,6 +122,12 @@ class PathEffect:
     @property
     def is_write(self) -> bool:
         return self.kind in WRITE_KINDS
+
+    @property
+    def reads_below(self) -> bool:
+        """A read of the whole tree below ``path``: a search, or a recursive read
+        (``cp -r``, ``tar c``)."""
+        return self.kind == "search" or (self.kind == "read" and self.recursive)
 
 
 def is_family_rule(rule: PermissionRule) -> bool:
@@ -193,6 +207,34 @@ def find_protected(effects: Iterable[PathEffect], context: "PermissionContext"
     return None
 
 
+#: the effects that can make a file run code later: writing it, or making it executable (a
+#: delete removes code, it does not plant any)
+_PLANTING = frozenset({"write", "chmod"})
+
+
+def find_code_later(effects: Iterable[PathEffect], context: "PermissionContext"
+                    ) -> tuple[PathEffect, ResolvedPath, str] | None:
+    """The first write or permission change of a file that runs code later
+    (``sensitive.runs_code_later_reason``), resolved or as spelled, with its target and
+    reason."""
+    places = None
+    for effect in effects:
+        if effect.kind not in _PLANTING:
+            continue
+        if places is None:
+            places = places_for(context)
+        home = places.usable_home
+        for target in _targets(effect, places.facts)[0]:
+            if not target.known:
+                continue
+            reason = runs_code_later_reason(target.physical, home)
+            if reason is None and target.lexical != target.physical:
+                reason = runs_code_later_reason(target.lexical, home)
+            if reason is not None:
+                return effect, target, reason
+    return None
+
+
 # --- rules -----------------------------------------------------------------------------------
 
 
@@ -207,16 +249,26 @@ def effect_matches(rule: PermissionRule, effect: PathEffect,
         return False
     broad = rule.behavior is not PermissionBehavior.ALLOW
     found, complete = targets(effect, context)
+    below = effect.reads_below
     if not broad:
         if not complete:
             return False
         return all(target_matches(rule.specifier, t, context, broad=False,
-                                  below=effect.kind == "search") for t in found)
+                                  below=below) for t in found)
+    names = None
     for t in found:
         if target_matches(rule.specifier, t, context, broad=True):
             return True
-        if effect.kind == "search" and t.known and search_reaches(rule.specifier, t, context):
+        if not below or not t.known:
+            continue
+        if search_reaches(rule.specifier, t, context):
             return True
+        if not effect.filtered and t.is_dir and is_name_pattern(rule.specifier):
+            # a file name anywhere: does the tree hold one (or may it)? (tree_names.py)
+            if names is None:
+                names = name_regexes(rule.specifier)
+            if names and tree_holds_name(facts_for(context), t.physical, names) is not False:
+                return True
     return False
 
 

@@ -26,12 +26,14 @@ from .effects import (
     effect_matches,
     effect_safety,
     effects_of,
+    find_code_later,
     find_protected,
     is_family_rule,
 )
 from .lockdown import Lockdown, managed_lockdown
 from .memo import current_memo, decision_scope
 from .modes import MODE_TABLE, ModePolicy
+from .paths import _printable
 from .rules import (
     filter_suggestions,
     is_mcp_server_rule,
@@ -629,6 +631,22 @@ class PermissionEngine:
                               f"Permission to use {name} was denied: rule {rule.text} requires "
                               f"asking, and no one can answer in {mode} mode.", rule=rule)
         trace.append(("ask_rules", "no match", f"{n} ask rule(s) for {name}"))
+
+        # a file that runs code later: the safety ASK a mode that ignores safety ASKs keeps
+        code_later = policy.code_later
+        if code_later is not None and effects:
+            hit = find_code_later(effects, context)
+            if hit is not None:
+                effect, target, why = hit
+                shown = _printable(target.physical)  # (a name with a newline or escape)
+                trace.append(("tool_check", code_later._value_,
+                              f"{effect.kind} of {shown} runs code later: {why} (a safety ASK "
+                              f"in {mode} mode too)"))
+                return self._done(code_later, "tool_check", trace, tool,
+                                  f"{name} of {shown} runs code later: {why}",
+                                  f"Permission required for {name}: {effect.kind} of {shown} "
+                                  f"runs code later ({why}); {mode} mode asks about this too.",
+                                  bypass_immune=True)
 
         # what the effects alone require: a safety ASK (a secret read, a write outside the
         # working directories, a file that runs code later) that no tool check may lift

@@ -9,6 +9,7 @@ where modes differ. ``None`` in a column means "ignored: the engine goes on to t
 | 2 ask rules          | ASK     | ASK          | ASK          | ASK      | DENY     |
 | 4 tool check runs    | yes     | yes          | no           | yes      | yes      |
 | 4 safety ASK         | ASK     | ASK          | —            | ignored  | DENY     |
+| 4 code-later write   | ASK     | ASK          | —            | ASK      | DENY     |
 | 4 plain ASK          | ASK*    | ASK*         | —            | ignored  | DENY*    |
 | 5 allow rules        | yes     | yes          | no           | yes      | yes      |
 | 6 fallback           | ASK     | ASK          | DENY         | ALLOW    | DENY     |
@@ -22,6 +23,15 @@ destruction of ``/``, the home, system folders, working directories' parents) is
 effects of every tool before the deny rules; no mode lifts it. A safety ASK also comes from the
 effects themselves (a secret read, a write outside the working directories, a file that runs
 code later), whatever the tool's own check says: allow rules never silence it.
+
+A write of a file that runs code later (``sensitive.runs_code_later_reason``: shell start-up
+files, ``.git`` hooks and config, IDE run configurations, IPython/Jupyter start-up and config,
+kernel specs, ``.pth`` files, a virtual environment's interpreter and activate script) is the
+one safety ASK bypass keeps (``code_later``): SPEC §9 lists these files next to the tier no mode
+lifts, and a bypass session is trusted with what it does now — not with code that runs after
+it, in the user's next shell, kernel or ``git commit``, where no one reviews it (Claude Code
+also keeps asking for ``.git``, ``.vscode`` and ``.idea`` in bypass). The other modes ask (or,
+in dont_ask, deny) through the ordinary safety ASK; explore denies every write anyway.
 """
 
 from __future__ import annotations
@@ -56,6 +66,9 @@ class ModePolicy:
     on_error: PermissionBehavior
     #: what a write to the protected tier becomes (step 1, before the deny rules)
     protected: PermissionBehavior
+    #: what a write of a file that runs code later becomes before the tool check, in a mode
+    #: that would otherwise ignore the safety ASK; None: left to ``safety_ask``
+    code_later: PermissionBehavior | None = None
 
 
 MODE_TABLE: dict[PermissionMode, ModePolicy] = {
@@ -77,7 +90,7 @@ MODE_TABLE: dict[PermissionMode, ModePolicy] = {
         ModePolicy(PermissionMode.BYPASS, ask_rule=ASK, tool_check=True, safety_ask=None,
                    plain_ask=None, allow_rules=True, fallback=ALLOW,
                    fallback_reason="bypass mode allows anything not denied",
-                   on_error=ASK, protected=DENY),
+                   on_error=ASK, protected=DENY, code_later=ASK),
         ModePolicy(PermissionMode.DONT_ASK, ask_rule=DENY, tool_check=True, safety_ask=DENY,
                    plain_ask=DENY, allow_rules=True, fallback=DENY,
                    fallback_reason="dont_ask mode denies anything not allowed by a rule "

@@ -12,8 +12,9 @@ reason; the engine applies this to the effects of every tool, before the deny ru
   owner change of them (``rm -rf ~``, ``chmod -R 000 /``, ``mv ~ /tmp/x``).
 
 Files that *run code later* (shell start-up files, ``.git/hooks``, IDE tasks, Jupyter and
-IPython start-up…) are the tier below: a safety ASK in every mode but bypass; they live in the
-write column of ``sensitive.py`` (the one table of sensitive paths).
+IPython start-up…) are the tier below: a safety ASK in every mode, bypass included (there the
+engine asks before the tool check: ``modes.py``, ``code_later``); they are the ``later`` entries
+of ``sensitive.py``'s write column (the one table of sensitive paths).
 
 Used by the file tools now and by the Bash tool through its effects.
 """

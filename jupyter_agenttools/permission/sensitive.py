@@ -29,6 +29,13 @@ Decisions worth knowing (each is in the table with its reason):
   autostart and cron, ``/etc``, ``~/.local/bin`` (on ``PATH``: a file there shadows commands),
   IPython/Jupyter start-up and config files (code at kernel start), and this product's own
   settings (an agent must not edit its own permissions).
+- Files that *run code later*, where no one reviews them, are marked ``later`` (``_later``):
+  shell start-up files, ``.git``, IDE folders (``.vscode``, ``.idea``), IPython/Jupyter config,
+  start-up scripts and kernel specs, ``.pth``/``sitecustomize.py``, a virtual environment's
+  interpreter, pip and activate script, ``node_modules/.bin``, ``.envrc``. Writing one is a
+  safety ASK in bypass mode too (``runs_code_later_reason``; ``modes.py``). Ordinary project
+  source (``Makefile``, ``conftest.py``, ``setup.py``) runs too, but the user reads and
+  commits it: it stays an ordinary edit.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ __all__ = [
     "TABLE",
     "secret_reason",
     "sensitive_write_reason",
+    "runs_code_later_reason",
     "is_key_or_credential",
     "read_verdict",
     "glob_to_regex",
@@ -65,6 +73,9 @@ class Entry:
     reason: str
     read: str | None = None
     write: str | None = None
+    #: writing it makes code run later, where no one reviews it (a start-up file, a hook, an
+    #: interpreter): a safety ASK in bypass mode too (``runs_code_later_reason``)
+    later: bool = False
 
 
 _C, _S, _W = CREDENTIAL, SECRET, SENSITIVE
@@ -74,11 +85,16 @@ def _e(pattern: str, reason: str, read: str | None = None, write: str | None = N
     return Entry(pattern, reason, read, write)
 
 
+def _later(pattern: str, reason: str, read: str | None = None) -> Entry:
+    """A file that runs code later: a sensitive write that bypass mode asks about too."""
+    return Entry(pattern, reason, read, SENSITIVE, later=True)
+
+
 _ENV_TEMPLATES = ("example", "sample", "template", "dist", "defaults")
 
 TABLE: tuple[Entry, ...] = (
     # --- exemptions first (first opinion wins) ---------------------------------------------
-    _e("**/.git/**", "a .git directory: hooks and config run code on git commands", write=_W),
+    _later("**/.git/**", "a .git directory: hooks and config run code on git commands"),
     *(_e(f"/dev/{n}", "the null device or a standard stream", write=OK)
       for n in ("null", "zero", "stdout", "stderr", "stdin", "tty", "fd/[012]", "pts/*")),
     # what realpath makes of /dev/stdout in the *checking* process: a pipe or socket, not a file
@@ -109,7 +125,7 @@ TABLE: tuple[Entry, ...] = (
     _e(".env", "a .env file holds API keys and passwords", read=_C, write=_W),
     _e(".env.*", "a .env file holds API keys and passwords", read=_C, write=_W),
     _e("*.env", "an env file holds API keys and passwords", read=_C, write=_W),
-    _e(".envrc", "direnv file: secrets, and shell code run on cd", read=_C, write=_W),
+    _later(".envrc", "direnv file: secrets, and shell code run on cd", read=_C),
     # --- key material by extension -----------------------------------------------------------
     _e("*.pem", "PEM file: private keys or certificates", read=_C, write=_W),
     _e("*.key", "a private key file", read=_C, write=_W),
@@ -199,8 +215,8 @@ TABLE: tuple[Entry, ...] = (
        write=_W),
     _e("~/.jupyter/*token*", "a Jupyter token", read=_C, write=_W),
     _e("notebook_secret", "Jupyter's cookie secret: forges login cookies", read=_C, write=_W),
-    _e("~/.jupyter/jupyter_*_config.json", "Jupyter server config: password hash and token",
-       read=_S, write=_W),
+    _later("~/.jupyter/jupyter_*_config.json", "Jupyter server config: password hash and "
+           "token; extensions loaded at start", read=_S),
     # --- system secrets ----------------------------------------------------------------------
     _e("/etc/shadow", "password hashes", read=_C, write=_W),
     _e("/etc/gshadow", "group password hashes", read=_C, write=_W),
@@ -215,32 +231,31 @@ TABLE: tuple[Entry, ...] = (
     _e("/proc/*/root/**", "another process's view of / (reaches /etc/shadow and keys)",
        read=_C),
     # --- write-only sensitivity: code that runs later ---------------------------------------
-    _e("~/.bashrc", "shell start-up file: runs in every new shell", write=_W),
-    _e("~/.bash_profile", "shell start-up file: runs at login", write=_W),
-    _e("~/.bash_login", "shell start-up file: runs at login", write=_W),
-    _e("~/.bash_logout", "shell file: runs at logout", write=_W),
-    _e("~/.profile", "shell start-up file: runs at login", write=_W),
-    _e("~/.zshrc", "shell start-up file: runs in every new shell", write=_W),
-    _e("~/.zshenv", "shell start-up file: runs in every zsh", write=_W),
-    _e("~/.zprofile", "shell start-up file: runs at login", write=_W),
-    _e("~/.zlogin", "shell start-up file: runs at login", write=_W),
-    _e("~/.config/fish/**", "fish shell configuration: runs in every new shell", write=_W),
-    _e("~/.inputrc", "readline configuration (key bindings can run commands)", write=_W),
+    _later("~/.bashrc", "shell start-up file: runs in every new shell"),
+    _later("~/.bash_profile", "shell start-up file: runs at login"),
+    _later("~/.bash_login", "shell start-up file: runs at login"),
+    _later("~/.bash_logout", "shell file: runs at logout"),
+    _later("~/.profile", "shell start-up file: runs at login"),
+    _later("~/.zshrc", "shell start-up file: runs in every new shell"),
+    _later("~/.zshenv", "shell start-up file: runs in every zsh"),
+    _later("~/.zprofile", "shell start-up file: runs at login"),
+    _later("~/.zlogin", "shell start-up file: runs at login"),
+    _later("~/.config/fish/**", "fish shell configuration: runs in every new shell"),
+    _later("~/.inputrc", "readline configuration (key bindings can run commands)"),
     _e("~/.bash_history", "shell history: may contain typed secrets", read=_S, write=_W),
     _e("~/.zsh_history", "shell history: may contain typed secrets", read=_S, write=_W),
     _e("~/.python_history", "Python history: may contain typed secrets", read=_S),
     *(_e(f"~/.{n}_history", "a client history: may contain typed passwords", read=_S, write=_W)
       for n in ("psql", "mysql", "sqlite", "node_repl", "rediscli", "mongo", "dbshell")),
-    _e("~/.gitconfig", "git configuration: aliases, hooks path, credential helpers", write=_W),
-    _e("~/.config/git/**", "git configuration: aliases, hooks path, credential helpers",
-       write=_W),
+    _later("~/.gitconfig", "git configuration: aliases, hooks path, credential helpers"),
+    _later("~/.config/git/**", "git configuration: aliases, hooks path, credential helpers"),
     _e(".gitmodules", "submodule URLs are fetched by git", write=_W),
-    _e("~/.config/autostart/**", "programs started at login", write=_W),
-    _e("~/.config/systemd/**", "user services started by systemd", write=_W),
-    _e("~/Library/LaunchAgents/**", "programs started at login (macOS)", write=_W),
-    _e("/var/spool/cron/**", "crontabs run commands on a schedule", write=_W),
-    _e("~/.local/bin/**", "on PATH: a file there shadows commands", write=_W),
-    _e("~/bin/**", "on PATH: a file there shadows commands", write=_W),
+    _later("~/.config/autostart/**", "programs started at login"),
+    _later("~/.config/systemd/**", "user services started by systemd"),
+    _later("~/Library/LaunchAgents/**", "programs started at login (macOS)"),
+    _later("/var/spool/cron/**", "crontabs run commands on a schedule"),
+    _later("~/.local/bin/**", "on PATH: a file there shadows commands"),
+    _later("~/bin/**", "on PATH: a file there shadows commands"),
     _e("/etc/**", "system configuration", write=_W),
     _e("/usr/**", "system programs and libraries", write=_W),
     _e("/bin/**", "system programs", write=_W),
@@ -253,69 +268,111 @@ TABLE: tuple[Entry, ...] = (
     _e("/proc/**", "kernel interfaces", write=_W),
     _e("~/.config/pip/**", "pip configuration (index URLs)", write=_W),
     _e("~/.condarc", "conda configuration (channels)", write=_W),
-    _e("~/.ipython/profile_*/startup/**", "IPython start-up scripts run in every kernel",
-       write=_W),
-    _e("~/.ipython/profile_*/ipython_*config.py", "IPython config is Python run at start",
-       write=_W),
-    _e("~/.ipython/profile_*/ipython_*config.json", "IPython config: extensions loaded at start",
-       write=_W),
-    _e("~/.jupyter/**", "Jupyter config is Python run at server start", write=_W),
-    _e("~/Library/Jupyter/**", "Jupyter data: kernels specs run commands", write=_W),
-    _e("~/.local/share/jupyter/kernels/**", "kernel specs name the command a kernel runs",
-       write=_W),
-    _e("~/.local/share/jupyter/nbextensions/**", "notebook extensions run in the browser",
-       write=_W),
-    _e("~/.config/jupyter/**", "Jupyter config is Python run at server start", write=_W),
-    _e("ipython_config.py", "IPython config is Python run at start", write=_W),
-    _e("jupyter_*_config.py", "Jupyter config is Python run at server start", write=_W),
-    _e("jupyter_*_config.json", "Jupyter config: extensions loaded at start", write=_W),
-    _e("sitecustomize.py", "Python imports it at every start", write=_W),
-    _e("usercustomize.py", "Python imports it at every start", write=_W),
-    _e("*.pth", "site-packages .pth lines starting with import run at every Python start",
-       write=_W),
-    # --- more files that run code later (issue 13: safety ASK in every mode but bypass) ------
-    _e("~/.bash_aliases", "shell alias file: sourced by every new shell", write=_W),
-    _e("~/.aliases", "shell alias file: sourced by every new shell", write=_W),
-    _e("~/.kshrc", "shell start-up file", write=_W),
-    _e("~/.cshrc", "shell start-up file", write=_W),
-    _e("~/.tcshrc", "shell start-up file", write=_W),
-    _e("~/.xprofile", "runs at graphical login", write=_W),
-    _e("~/.xinitrc", "runs when X starts", write=_W),
-    _e("~/.xsessionrc", "runs at graphical login", write=_W),
-    _e("~/.pam_environment", "environment of every login", write=_W),
-    _e("~/.config/environment.d/**", "environment of every user service", write=_W),
-    _e("~/.tmux.conf", "tmux runs the commands it names", write=_W),
-    _e("~/.vimrc", "vim runs it at start", write=_W),
-    _e("~/.config/nvim/**", "neovim runs it at start", write=_W),
-    _e("~/.emacs", "emacs runs it at start", write=_W),
-    _e("~/.emacs.d/**", "emacs runs it at start", write=_W),
-    _e(".Rprofile", "R runs it at start", write=_W),
-    _e("**/.husky/**", "git hooks managed by husky run on commit", write=_W),
-    _e("**/.githooks/**", "a hooks folder git may be configured to run", write=_W),
-    _e(".pre-commit-config.yaml", "pre-commit runs the hooks it names on commit", write=_W),
-    _e("**/.vscode/tasks.json", "VS Code tasks run commands (some when the folder opens)",
-       write=_W),
-    _e("**/.vscode/launch.json", "VS Code launch configurations run programs", write=_W),
-    _e("**/.vscode/settings.json", "VS Code settings choose interpreters and terminals",
-       write=_W),
-    _e("**/share/jupyter/kernels/**", "kernel specs name the command a kernel runs", write=_W),
-    _e("**/jupyter/kernels/*/kernel.json", "a kernel spec names the command a kernel runs",
-       write=_W),
-    _e("**/jupyter_*_config.d/**", "Jupyter config fragments load extensions at start",
-       write=_W),
-    _e("**/.ipython/profile_*/startup/**", "IPython start-up scripts run in every kernel",
-       write=_W),
-    _e("**/.ipython/profile_*/ipython_*config.py", "IPython config is Python run at start",
-       write=_W),
-    _e("~/.gradle/init.d/**", "Gradle init scripts run in every build", write=_W),
-    _e("~/.gradle/init.gradle", "a Gradle init script runs in every build", write=_W),
-    _e("**/.mvn/**", "Maven extensions and JVM options load in every build", write=_W),
-    _e("**/.cargo/config.toml", "cargo config can wrap the compiler (runs a program)",
-       write=_W),
-    _e("**/.cargo/config", "cargo config can wrap the compiler (runs a program)", write=_W),
-    _e("~/.npm-init.js", "npm init runs it", write=_W),
-    _e("**/.git", "a .git file or folder: its config and hooks run code on git commands",
-       write=_W),
+    _later("~/.ipython/profile_*/startup/**", "IPython start-up scripts run in every kernel"),
+    _later("~/.ipython/profile_*/ipython_*config.py", "IPython config is Python run at start"),
+    _later("~/.ipython/profile_*/ipython_*config.json",
+           "IPython config: extensions loaded at start"),
+    _later("~/.jupyter/**", "Jupyter config is Python run at server start"),
+    _later("~/Library/Jupyter/**", "Jupyter data: kernels specs run commands"),
+    _later("~/.local/share/jupyter/kernels/**", "kernel specs name the command a kernel runs"),
+    _later("~/.local/share/jupyter/nbextensions/**", "notebook extensions run in the browser"),
+    _later("~/.config/jupyter/**", "Jupyter config is Python run at server start"),
+    _later("ipython_config.py", "IPython config is Python run at start"),
+    _later("jupyter_*_config.py", "Jupyter config is Python run at server start"),
+    _later("jupyter_*_config.json", "Jupyter config: extensions loaded at start"),
+    _later("sitecustomize.py", "Python imports it at every start"),
+    _later("usercustomize.py", "Python imports it at every start"),
+    _later("*.pth", "site-packages .pth lines starting with import run at every Python start"),
+    # --- more files that run code later (issue 13; a safety ASK in bypass too: session 6) ---
+    _later("~/.bash_aliases", "shell alias file: sourced by every new shell"),
+    _later("~/.aliases", "shell alias file: sourced by every new shell"),
+    _later("~/.kshrc", "shell start-up file"),
+    _later("~/.cshrc", "shell start-up file"),
+    _later("~/.tcshrc", "shell start-up file"),
+    _later("~/.xprofile", "runs at graphical login"),
+    _later("~/.xinitrc", "runs when X starts"),
+    _later("~/.xsessionrc", "runs at graphical login"),
+    _later("~/.pam_environment", "environment of every login"),
+    _later("~/.config/environment.d/**", "environment of every user service"),
+    _later("~/.tmux.conf", "tmux runs the commands it names"),
+    _later("~/.vimrc", "vim runs it at start"),
+    _later("~/.config/nvim/**", "neovim runs it at start"),
+    _later("~/.emacs", "emacs runs it at start"),
+    _later("~/.emacs.d/**", "emacs runs it at start"),
+    _later(".Rprofile", "R runs it at start"),
+    _later("**/.husky/**", "git hooks managed by husky run on commit"),
+    _later("**/.githooks/**", "a hooks folder git may be configured to run"),
+    _later(".pre-commit-config.yaml", "pre-commit runs the hooks it names on commit"),
+    _later("**/.vscode/tasks.json", "VS Code tasks run commands (some when the folder opens)"),
+    _later("**/.vscode/launch.json", "VS Code launch configurations run programs"),
+    _later("**/.vscode/settings.json", "VS Code settings choose interpreters and terminals"),
+    _later("**/share/jupyter/kernels/**", "kernel specs name the command a kernel runs"),
+    _later("**/jupyter/kernels/*/kernel.json", "a kernel spec names the command a kernel runs"),
+    _later("**/jupyter_*_config.d/**", "Jupyter config fragments load extensions at start"),
+    _later("**/.ipython/profile_*/startup/**", "IPython start-up scripts run in every kernel"),
+    _later("**/.ipython/profile_*/ipython_*config.py", "IPython config is Python run at start"),
+    _later("~/.gradle/init.d/**", "Gradle init scripts run in every build"),
+    _later("~/.gradle/init.gradle", "a Gradle init script runs in every build"),
+    _later("**/.mvn/**", "Maven extensions and JVM options load in every build"),
+    _later("**/.cargo/config.toml", "cargo config can wrap the compiler (runs a program)"),
+    _later("**/.cargo/config", "cargo config can wrap the compiler (runs a program)"),
+    _later("~/.npm-init.js", "npm init runs it"),
+    _later("**/.git", "a .git file or folder: its config and hooks run code on git commands"),
+    # --- more files that run code later (session 6: environments, IDEs, Jupyter) -----------
+    # a project's virtual environment and node_modules are written by installers (pip, npm:
+    # Bash commands, asked as such), not by hand: an agent's edit there goes unreviewed and
+    # runs at the user's next `activate`, `python`, `pytest`, `npm test`
+    # (names, not globs such as bin/python*: the sandbox turns a glob after a folder into the
+    # whole folder, and a project's own bin/ must stay writable there)
+    *(_later(f"**/bin/{name}", "a virtual environment's activate script: sourced into the "
+             "user's shell")
+      for name in ("activate", "activate.fish", "activate.csh", "activate.nu", "activate.ps1",
+                   "Activate.ps1", "activate.bat", "activate_this.py")),
+    *(_later(f"**/bin/{name}", "an environment's interpreter or pip: runs for every python "
+             "command or install")
+      for name in ("python", "python3", *(f"python3.{minor}" for minor in range(6, 16)),
+                   "pip", "pip3", *(f"pip3.{minor}" for minor in range(6, 16)))),
+    _later("**/.venv/bin/**", "a virtual environment's programs (jupyter, pytest…) run in "
+           "place of the real ones once it is activated"),
+    _later("**/venv/bin/**", "a virtual environment's programs (jupyter, pytest…) run in "
+           "place of the real ones once it is activated"),
+    _later("**/.venv/Scripts/**", "a virtual environment's programs (Windows layout) run once "
+           "it is activated"),
+    _later("**/venv/Scripts/**", "a virtual environment's programs (Windows layout) run once "
+           "it is activated"),
+    _later("pyvenv.cfg", "a virtual environment's config: its home names the interpreter that "
+           "runs"),
+    _later("**/etc/conda/activate.d/**", "conda runs these scripts when the environment is "
+           "activated"),
+    _later("**/etc/conda/deactivate.d/**", "conda runs these scripts when the environment is "
+           "deactivated"),
+    _later("**/node_modules/.bin/**", "npm scripts and npx run the programs linked here"),
+    _later("~/.pythonrc", "the usual PYTHONSTARTUP file: runs at every interactive Python "
+           "start"),
+    _later("~/.pythonrc.py", "the usual PYTHONSTARTUP file: runs at every interactive Python "
+           "start"),
+    _later("**/.idea/**", "JetBrains project settings: run configurations, before-launch tasks "
+           "and the project interpreter run programs"),
+    _later("**/.vscode/**", "VS Code folder settings: tasks run commands (some when the folder "
+           "opens), extensions and interpreters are chosen here"),
+    _later("*.code-workspace", "a VS Code workspace: its settings, tasks and launch "
+           "configurations run programs"),
+    _later("**/.ipython/profile_*/ipython_*config.json", "IPython config: extensions loaded at "
+           "start"),
+    _later("**/profile_*/startup/**", "IPython start-up scripts (a profile wherever IPYTHONDIR "
+           "points) run in every kernel"),
+    _later("**/profile_*/ipython_*config.*", "IPython config (a profile wherever IPYTHONDIR "
+           "points): Python run, extensions loaded at start"),
+    _later("**/.ipython/**", "IPython's folder: start-up scripts, config and extensions run in "
+           "every kernel"),
+    _later("**/.jupyter/**", "a Jupyter config folder (JUPYTER_CONFIG_DIR): config is Python "
+           "run at server start, custom.js runs in the browser"),
+    _later("**/etc/jupyter/**", "Jupyter config of an environment: loaded at server and kernel "
+           "start"),
+    _later("**/share/jupyter/labextensions/**", "JupyterLab extensions run in the browser with "
+           "the server's rights"),
+    _later("**/share/jupyter/nbextensions/**", "notebook extensions run in the browser with "
+           "the server's rights"),
     # --- this product's own permissions ------------------------------------------------------
     _e("**/.agenttools/settings*.json", "agenttools permission settings: an agent must not "
        "change its own permissions", write=_W),
@@ -555,6 +612,14 @@ def is_key_or_credential(path: str, home: str) -> bool:
     """True for private keys and credential files: reading them is a safety ASK."""
     entry = _first(path, home, "read")
     return entry is not None and entry.read == CREDENTIAL
+
+
+def runs_code_later_reason(path: str, home: str) -> str | None:
+    """Why writing ``path`` makes code run later where no one reviews it (a shell start-up
+    file, a git hook, an interpreter, IPython/Jupyter start-up…: the entries marked
+    ``later``), or None. Such a write is a safety ASK in bypass mode too. Never raises."""
+    entry = _first(path, home, "write")
+    return entry.reason if entry is not None and entry.later else None
 
 
 def sensitive_write_reason(path: str, home: str) -> str | None:

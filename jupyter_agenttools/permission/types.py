@@ -202,7 +202,8 @@ class TraceStep:
 class PermissionDecision:
     """What a tool check or the engine concluded.
 
-    ``bypass_immune`` marks a *safety* ASK: allow rules cannot silence it, bypass ignores it,
+    ``bypass_immune`` marks a *safety* ASK: allow rules cannot silence it, bypass ignores it
+    (but for a write of a file that runs code later: ``modes.py``, ``code_later``),
     dont_ask turns it into DENY, and the UI never offers "Always allow" for it.
     """
 

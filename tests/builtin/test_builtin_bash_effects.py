@@ -127,6 +127,7 @@ def test_a_deny_rule_leaves_other_effects_alone(project, rule, command):
 # --- allow rules silence "is this program OK", never a secret read or an outside write -------
 
 SAFETY = "ask! ask! deny allow deny"  # explore denies, bypass ignores every ASK
+CODE_LATER = "ask! ask! deny ask! deny"  # a file that runs code later: bypass asks too
 
 
 @pytest.mark.parametrize("rule, command", [
@@ -189,8 +190,8 @@ def test_the_protected_tier_is_denied_in_every_mode(project, command):
     "echo x > ~/.ipython/profile_default/startup/x.py",
     "echo x > ~/.jupyter/jupyter_server_config.py", "cp a.txt ~/.profile",
 ])
-def test_files_that_run_code_later_are_a_safety_ask_but_in_bypass(project, command):
-    assert ladder(project, command) == _expected(SAFETY)
+def test_files_that_run_code_later_are_a_safety_ask_bypass_included(project, command):
+    assert ladder(project, command) == _expected(CODE_LATER)
 
 
 # --- suggestions by effect ---------------------------------------------------------------------

@@ -37,8 +37,9 @@ CASES = [
      "ask! ask! deny allow deny!"),
     ("Bash", {"command": "touch keys/../.ssh/authorized_keys"}, None,
      "ask! ask! deny allow deny!"),
+    # a file that runs code later: bypass asks too (modes.py, code_later)
     ("Write", {"file_path": "keys/../.bashrc", "content": "x"}, None,
-     "ask! ask! deny allow deny!"),
+     "ask! ask! deny ask! deny!"),
     # the protected tier: bypass keeps it
     ("Bash", {"command": "dd if=/dev/zero of=/dev/sda"}, None, "deny! deny! deny! deny! deny!"),
     ("Bash", {"command": "chmod -R 000 ~"}, None, "deny! deny! deny! deny! deny!"),

@@ -134,12 +134,12 @@ RUNS_CODE = [
 
 
 @pytest.mark.parametrize("mode,expected", [("default", "ask"), ("accept_edits", "ask"),
-                                           ("explore", "deny"), ("bypass", "allow"),
+                                           ("explore", "deny"), ("bypass", "ask"),
                                            ("dont_ask", "deny")])
 @pytest.mark.parametrize("path", RUNS_CODE)
 @pytest.mark.parametrize("via", ["Write", "Shellish"])
-def test_files_that_run_code_later_are_a_safety_ask_but_in_bypass(tree, mode, expected, path,
-                                                                    via):
+def test_files_that_run_code_later_are_a_safety_ask_bypass_included(tree, mode, expected, path,
+                                                                      via):
     rules = {"allow": ["Edit(**)", "Edit(//**)", "Write", "Shellish"]}
     if via == "Write":
         tool, tool_input = FILES["Write"], {"file_path": path, "content": "x"}

@@ -120,8 +120,10 @@ def tar(argv: list[Word]) -> Effects:
         for word in archives:
             if word is not None and word.value != "-":
                 effects.add(WRITE, word)
+        # a folder operand is archived with everything below it (unless --no-recursion)
+        recursive = not parsed.has("--no-recursion")
         for word in parsed.operands:
-            effects.add(READ, word)
+            effects.add(READ, word, recursive=recursive)
     elif "extract" in mode:
         effects.no("tar -x writes the archive's files")
         for word in archives:

@@ -17,7 +17,7 @@ resolved, an unknown option is not read-only).
 
 from __future__ import annotations
 
-from ..effects import LIST, READ, WRITE, Effects
+from ..effects import LIST, READ, SEARCH, WRITE, Effects
 from ..words import DYNAMIC, GLOB, LITERAL, Word, literal
 from .base import options, reads, report_scan, veto, writes
 from .scanner import OPTIONAL, REQUIRED, Option, Scan, Table, scan
@@ -287,6 +287,9 @@ def _pathspecs(sub: str, parsed: Scan, effects: Effects) -> None:
         return
     no_index = bool(parsed.found) and bool(parsed.tagged("no-index"))
     kind = READ if sub in _CONTENT else LIST
+    # git grep reads every file below each pathspec, or below the cwd when none is given
+    searches = sub == "grep"
+    before = len(effects.paths)
     for word in operands:
         value = word.value or ""
         if word.kind == DYNAMIC:
@@ -299,7 +302,10 @@ def _pathspecs(sub: str, parsed: Scan, effects: Effects) -> None:
                     effects.add(READ, literal(path))
             continue
         if no_index:
-            effects.add(READ, word)
+            if searches:
+                effects.add(SEARCH, word, recursive=True)
+            else:
+                effects.add(READ, word)
             continue
         # a pathspec is a git glob whether quoted or not; magic `:(…)` is stripped
         spec = value
@@ -308,8 +314,13 @@ def _pathspecs(sub: str, parsed: Scan, effects: Effects) -> None:
         elif spec.startswith(":") and len(spec) > 1 and spec[1] in "/!^":
             spec = spec[2:]
         is_glob = any(char in spec for char in "*?[")
-        effects.add(kind, Word(spec, spec, GLOB if is_glob else LITERAL, tilde=False),
-                    detail="pathspec" if is_glob else "")
+        pathspec = Word(spec, spec, GLOB if is_glob else LITERAL, tilde=False)
+        if searches:
+            effects.add(SEARCH, pathspec, recursive=True, detail="pathspec" if is_glob else "")
+        else:
+            effects.add(kind, pathspec, detail="pathspec" if is_glob else "")
+    if searches and len(effects.paths) == before:
+        effects.add(SEARCH, literal("."), recursive=True)
     for found in parsed.tagged("line-range") if parsed.found else ():
         if found.value and ":" in found.value:
             effects.add(READ, literal(found.value.rsplit(":", 1)[1]))
