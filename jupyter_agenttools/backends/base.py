@@ -20,6 +20,7 @@ Conventions every backend keeps:
 from __future__ import annotations
 
 import abc
+import contextlib
 import dataclasses
 import inspect
 import json
@@ -265,27 +266,59 @@ class _Spool:
         self.path: str | None = None
         self._file: Any = None
 
+    #: why the spool file could not be written ("" when it could): the output keeps its head
+    error = ""
+
+    @property
+    def truncated(self) -> bool:
+        return self.size > len(self.head)
+
     def feed(self, data: bytes) -> None:
         self.size += len(data)
         if self._file is not None:
-            self._file.write(data)
+            try:
+                self._file.write(data)
+            except OSError as exc:
+                self._fail(exc)
             return
-        if len(self.head) + len(data) <= self.cap:
+        if self.path is None and not self.error and len(self.head) + len(data) <= self.cap:
             self.head += data
             return
-        directory = self.spool_dir or default_offload_dir()
-        os.makedirs(directory, exist_ok=True)
-        self.path = os.path.join(directory, f"exec-{self.label}-{uuid.uuid4().hex[:12]}.out")
-        self._file = open(self.path, "wb")
-        self._file.write(self.head)
-        self._file.write(data)
+        if self.path is None and not self.error:
+            try:
+                directory = self.spool_dir or default_offload_dir()
+                os.makedirs(directory, exist_ok=True)
+                self.path = os.path.join(directory,
+                                         f"exec-{self.label}-{uuid.uuid4().hex[:12]}.out")
+                self._file = open(self.path, "wb")
+                self._file.write(self.head)
+                self._file.write(data)
+            except OSError as exc:
+                self._fail(exc)
         room = self.cap - len(self.head)
         if room > 0:
             self.head += data[:room]
 
+    def _fail(self, exc: OSError) -> None:
+        """A full or read-only disk: the command goes on, its output keeps the head only (a
+        partly written spool file is removed: ``path`` never names an incomplete one)."""
+        self.error = exc.strerror or str(exc)
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            self.path = None
+
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:
+                self._file = None
+                self._fail(exc)
             self._file = None
 
 
@@ -387,7 +420,7 @@ class BackendBase(abc.ABC):
             raise BackendError("command stream ended without a result")
         out, err = spools["stdout"], spools["stderr"]
         return dataclasses.replace(final, stdout=bytes(out.head), stderr=bytes(err.head),
-                                   truncated=bool(out.path or err.path),
+                                   truncated=out.truncated or err.truncated,
                                    offload_path=out.path, stderr_offload_path=err.path)
 
     # --- derived operations (defaults through exec_shell) -------------------------------------

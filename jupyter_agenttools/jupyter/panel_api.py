@@ -5,11 +5,16 @@
 Every kernel the server runs, with its notebook (from the session manager) and, when it
 loaded the extension, the state its agent session keeps in its state file (``state.py``):
 project, effective mode and where it comes from, model, session rules, open questions,
-conversation length. Kernels without the extension have ``"agent": null``.
+conversation length. Kernels without the extension have ``"agent": null``, and so does a
+kernel whose state file was left by an earlier process of it: a kernel that died or was killed
+(its exit handler never ran) is restarted by the server under the same id, and its dead run's
+questions used to stay open in the panel, the status-bar badge and a notification that never
+went away.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any, Awaitable, Callable
 
 __all__ = ["kernel_project_store", "kernels_view", "project_state"]
@@ -86,8 +91,27 @@ async def kernels_view(app_settings: dict[str, Any], kernel_manager: Any, sessio
             model = kernel_manager.get_kernel(kid)
         except KeyError:  # shut down meanwhile
             continue
+        if kid in states and _left_by_a_dead_process(states[kid], model):
+            del states[kid]  # not removed: the kernel's new process may be writing it now
         kernels.append({"id": kid, "name": getattr(model, "kernel_name", ""),
                         "execution_state": getattr(model, "execution_state", ""),
                         "notebook": notebooks.get(kid), "agent": states.get(kid)})
     return {"server_project": str(app_settings["agenttools_store"].project_root),
             "kernels": kernels}
+
+
+def _left_by_a_dead_process(state: dict[str, Any], kernel: Any) -> bool:
+    """Was the state file written by a process of this kernel that is gone? Only said of a
+    kernel this server launched on this machine (its provisioner knows the pid): a kernel run
+    elsewhere, or a state without a pid, is taken as it is."""
+    current = getattr(getattr(kernel, "provisioner", None), "pid", None)
+    pid = state.get("pid")
+    if not isinstance(current, int) or not isinstance(pid, int) or pid <= 0 or pid == current:
+        return False
+    try:
+        os.kill(pid, 0)  # signal 0: is there such a process? (sends nothing)
+    except ProcessLookupError:
+        return True
+    except OSError:  # there is one, another user's
+        return False
+    return False

@@ -46,6 +46,41 @@ def _notice(shown: int, total: int, path: str, nbytes: int) -> str:
             f"Read (offset/limit) or search it with Grep.]")
 
 
+def _unsaved_notice(shown: int, total: int, reason: str) -> str:
+    return (f"\n[Output truncated: showing {shown:,} of {total:,} characters. The full output "
+            f"could not be saved ({reason}); if the omitted part matters, run it again with "
+            f"less output.]")
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _discard(path: str | None) -> None:
+    """Remove a partly written offload file: a notice never names a file that is not whole."""
+    if path is not None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _save(offload_dir: str | os.PathLike[str] | None, name: str | None,
+          data: bytes) -> tuple[str | None, str]:
+    """(path of the whole text, "") or (None, why it could not be saved: a read-only or full
+    disk, a folder that is a file). The cut result goes to the model either way: a full
+    disk must not fail the run."""
+    path = None
+    try:
+        path = offload_file_path(offload_dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path, ""
+    except OSError as exc:
+        _discard(path)
+        return None, _reason(exc)
+
+
 def _split_budget(budget: int) -> tuple[int, int]:
     tail = int(budget * TAIL_SHARE)
     return budget - tail, tail
@@ -61,20 +96,23 @@ def truncate_response(response: ToolResponse, *, budget_chars: int = DEFAULT_BUD
     text = response.text
     if len(text) <= budget_chars:
         return response
-    path = offload_file_path(offload_dir, response.name)
     data = text.encode("utf-8", "replace")
-    with open(path, "wb") as f:
-        f.write(data)
+    path, unsaved = _save(offload_dir, response.name, data)
     head_n, tail_n = _split_budget(budget_chars)
     head, tail = text[:head_n], text[len(text) - tail_n:] if tail_n else ""
     omitted = len(text) - head_n - tail_n
     cut = head
     if tail:
         cut += f"\n[… {omitted:,} characters omitted …]\n" + tail
-    cut += _notice(head_n + tail_n, len(text), path, len(data))
+    if path is not None:
+        cut += _notice(head_n + tail_n, len(text), path, len(data))
+    else:
+        cut += _unsaved_notice(head_n + tail_n, len(text), unsaved)
     others = [copy.deepcopy(b) for b in response.content if b.get("type") != "text"]
     metadata = dict(response.metadata)
     metadata.update(truncated=True, offload_path=path, original_chars=len(text))
+    if path is None:
+        metadata["offload_error"] = unsaved
     return ToolResponse([text_block(cut)] + others, state=response.state, metadata=metadata,
                         id=response.id, name=response.name)
 
@@ -91,7 +129,10 @@ class OutputSpool:
         self.name = name
         self.total_chars = 0
         self.total_bytes = 0
-        self.path: str | None = None
+        self.path: str | None = None  # the offload file, while it holds everything so far
+        #: why the offload file could not be written ("" when it could)
+        self.offload_error = ""
+        self._cutting = False  # past the head budget
         self._shown: list[str] = []  # the head, at most head_budget characters
         self._shown_n = 0
         self._tail = ""
@@ -99,7 +140,7 @@ class OutputSpool:
 
     @property
     def truncated(self) -> bool:
-        return self.path is not None
+        return self._cutting
 
     def feed(self, text: str) -> str:
         if not text:
@@ -107,42 +148,74 @@ class OutputSpool:
         self.total_chars += len(text)
         data = text.encode("utf-8", "replace")
         self.total_bytes += len(data)
-        if self._file is None:
+        if not self._cutting:
             room = self.head_budget - self._shown_n
             if len(text) <= room:
                 self._shown.append(text)
                 self._shown_n += len(text)
                 return text
-            self.path = offload_file_path(self.offload_dir, self.name)
-            self._file = open(self.path, "wb")
-            for part in self._shown:
-                self._file.write(part.encode("utf-8", "replace"))
-            self._shown = []  # no longer needed: the file has it
-            self._file.write(data)
+            self._cutting = True
+            self._open(b"".join(part.encode("utf-8", "replace") for part in self._shown) + data)
+            self._shown = []  # no longer needed: the file has it (or it could not be kept)
             self._shown_n += max(room, 0)
             shown, rest = text[:max(room, 0)], text[max(room, 0):]
             self._tail = rest[-self.tail_budget:] if self.tail_budget else ""
             return shown
-        self._file.write(data)
+        if self._file is not None:
+            try:
+                self._file.write(data)
+            except OSError as exc:
+                self._fail(exc)
         if self.tail_budget:
             self._tail = (self._tail + text[-self.tail_budget:])[-self.tail_budget:]
         return ""
 
+    def _open(self, data: bytes) -> None:
+        try:
+            self.path = offload_file_path(self.offload_dir, self.name)
+            self._file = open(self.path, "wb")
+            self._file.write(data)
+        except OSError as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        """The disk is full or read-only: go on without the file (head and tail still reach
+        the model) and remove what was written of it."""
+        self.offload_error = _reason(exc)
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass
+            self._file = None
+        _discard(self.path)
+        self.path = None
+
     def finish(self) -> str:
         """Close the file; the text to append to what was shown ("" when nothing was cut)."""
-        if self._file is None:
+        if not self._cutting:
             return ""
-        self._file.close()
-        self._file = None
+        if self._file is not None:
+            try:
+                self._file.close()  # flushes: a full disk may show only now
+            except OSError as exc:
+                self._file = None
+                self._fail(exc)
+            self._file = None
         omitted = self.total_chars - self._shown_n - len(self._tail)
         out = ""
         if self._tail:
             out = f"\n[… {omitted:,} characters omitted …]\n" + self._tail
-        assert self.path is not None
-        return out + _notice(self._shown_n + len(self._tail), self.total_chars, self.path,
-                             self.total_bytes)
+        shown = self._shown_n + len(self._tail)
+        if self.path is None:
+            return out + _unsaved_notice(shown, self.total_chars, self.offload_error)
+        return out + _notice(shown, self.total_chars, self.path, self.total_bytes)
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:
+                self._file = None
+                self._fail(exc)
             self._file = None

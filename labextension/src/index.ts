@@ -131,8 +131,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
           continue;
         }
         // "Question closed" for a moment, then off the list: the toast closes by itself
-        // (autoClose), not only through the dismissal (a toast was once seen to stay on
-        // screen after its notification had been dismissed; not reproduced since).
+        // (autoClose), not only through the dismissal. A toast that stayed for good was a
+        // question that stayed open: a kernel that died kept its dead run's question in its
+        // state file until the server learnt to tell (panel_api._left_by_a_dead_process).
         Notification.update({
           id: notice, message: `Question closed: ${text}`, type: 'info',
           autoClose: NOTICE_CLOSE_MS, actions: []

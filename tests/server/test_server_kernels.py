@@ -238,3 +238,38 @@ def _assert_panel_shape(agent: dict | None) -> None:
                for k in ("id", "tool", "title", "why", "run"))
     if "usage" in agent:
         assert isinstance(agent["usage"]["total"]["model_calls"], int)
+
+
+
+def _reaped_pid() -> int:
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()  # exited and reaped: no process has this pid (until it is reused)
+    return process.pid
+
+
+@pytest.mark.parametrize("writer,open_questions", [
+    ("dead", 0),        # an earlier process of the kernel, killed: its questions are gone
+    ("kernel", 1),      # the kernel's own process
+    ("alive", 1),       # another live process (a kernel started through a wrapper script)
+    ("none", 1),        # no pid in the file: taken as it is
+])
+def test_a_state_file_left_by_a_dead_kernel_process_is_not_shown(
+        api, kernel_id, tmp_path, jp_serverapp, writer, open_questions):
+    """A kernel that died or was killed is restarted under the same id; the state file its
+    dead process left (its exit handler never ran) kept the run's question open: in the
+    panel, the status-bar badge and a notification that never went away."""
+    import os
+
+    project = tmp_path / "elsewhere"
+    project.mkdir()
+    state = _state(project, tmp_path)
+    kernel_pid = jp_serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid
+    state["pid"] = {"dead": _reaped_pid(), "alive": os.getpid(), "none": 0,
+                    "kernel": kernel_pid}[writer]
+    write_state(kernel_id, state)
+    status, data = api("GET", "kernels")
+    (entry,) = [k for k in data["kernels"] if k["id"] == kernel_id]
+    assert len((entry["agent"] or {}).get("pending", [])) == open_questions
