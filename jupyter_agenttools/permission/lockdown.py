@@ -138,6 +138,8 @@ def managed_lockdown(path: str | os.PathLike[str] | None = None) -> Lockdown:
             signature = (st.st_mtime_ns, st.st_size, st.st_ino)
         except OSError:
             pass
+    elif os.path.islink(key):  # a link to nothing: refused as by the settings store
+        read_text(Path(key))
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == signature:
         return cached[1]

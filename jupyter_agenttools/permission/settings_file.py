@@ -56,6 +56,26 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _refuse_a_dangling_link(path: Path) -> None:
+    """No file is an empty layer; a symbolic link (the file or a folder above it) to something
+    that is not there is not: its deny rules or the managed lock-down would vanish without a
+    word (a dotfiles checkout moved, a policy mount not mounted). SettingsError, as for a
+    corrupt file: the engine decides nothing until it is fixed."""
+    current = Path(os.path.abspath(path))
+    while not os.path.lexists(current):
+        if current.parent == current:
+            return
+        current = current.parent
+    if os.path.islink(current) and not os.path.exists(current):
+        try:
+            target = os.readlink(current)
+        except OSError:
+            target = "?"
+        where = "" if current == Path(os.path.abspath(path)) else f" ({current} in its path)"
+        raise SettingsError(path, f"a symbolic link{where} to {target}, which does not exist; "
+                                  f"restore its target or remove the link")
+
+
 def read_text(path: Path) -> str | None:
     """The file's text, or None when there is no file. Anything but a regular file of at most
     MAX_SETTINGS_BYTES is a SettingsError; the open never blocks (O_NONBLOCK: a FIFO without
@@ -65,6 +85,7 @@ def read_text(path: Path) -> str | None:
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
+        _refuse_a_dangling_link(path)
         return None
     except OSError as exc:
         raise SettingsError(path, f"cannot read it: {exc.strerror or exc}") from None

@@ -80,6 +80,16 @@ def integer(node: ast.AST, names: Names, depth: int = 0) -> float | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
             and len(node.args) == 1 and not node.keywords:
         return length(node.args[0], names, depth + 1)
+    if isinstance(node, ast.Attribute) and node.attr == "size" and isinstance(node.value,
+                                                                              ast.Name):
+        return _array_size(_namespace_value(node.value.id, names))
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+            and node.value.attr == "shape" and isinstance(node.value.value, ast.Name):
+        index = integer(node.slice, names, depth + 1)
+        shape = _shape_of(_namespace_value(node.value.value.id, names))
+        if index is None or shape is None or not -len(shape) <= index < len(shape):
+            return None
+        return float(shape[int(index)])
     if isinstance(node, ast.BinOp):
         left = integer(node.left, names, depth + 1)
         right = integer(node.right, names, depth + 1)
@@ -139,6 +149,20 @@ def _sized(value: Any) -> float | None:
         if t is _library_class("pandas", name):
             return float(len(value))
     return None
+
+
+def _shape_of(value: Any) -> tuple[int, ...] | None:
+    """``value.shape`` of a numpy array or pandas frame/series (exact types)."""
+    t = type(value)
+    if t is _library_class("numpy", "ndarray") or any(
+            t is _library_class("pandas", name) for name in ("DataFrame", "Series")):
+        return tuple(int(n) for n in value.shape)
+    return None
+
+
+def _array_size(value: Any) -> float | None:
+    shape = _shape_of(value)
+    return float(math.prod(shape)) if shape is not None else None
 
 
 def length(node: ast.AST, names: Names, depth: int = 0) -> float | None:
@@ -299,14 +323,12 @@ def produced_items(node: ast.Call, callee: str | None, names: Names, depth: int 
     if callee == "numpy.identity":
         n = count(0, "n")
         return None if n is None else n * n
-    if callee == "numpy.tile":
-        a, reps = length(first, names, depth + 1) if first is not None else None, \
-            _shape(_argument(node, 1, "reps"), names)
-        return None if a is None or reps is None else a * reps
-    if callee == "numpy.repeat":
+    if callee in ("numpy.tile", "numpy.repeat"):
+        # an array of unknown size has at least one element: the repeats alone may be too many
         a = length(first, names, depth + 1) if first is not None else None
-        repeats = count(1, "repeats")
-        return None if a is None or repeats is None else a * repeats
+        times = _shape(_argument(node, 1, "reps"), names) if callee == "numpy.tile" \
+            else count(1, "repeats")
+        return None if times is None else (1.0 if a is None else a) * times
     if callee in ("str.ljust", "str.rjust", "str.center", "str.zfill", "bytes.ljust",
                   "bytes.rjust", "bytes.center", "bytes.zfill"):
         return count(0, "width")

@@ -308,3 +308,33 @@ def test_the_cli_answers_a_bad_file_in_one_line_without_a_traceback(tmp_path, te
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr and words in proc.stderr
     assert f"{project / '.agenttools' / 'settings.json'}:1" in proc.stderr
+
+
+@pytest.mark.parametrize("layer", ["managed", "local", "project", "user"])
+@pytest.mark.parametrize("where", ["the file", "a folder above it"])
+def test_a_settings_link_to_nothing_stops_the_engine_instead_of_dropping_the_layer(
+        store, tmp_path, layer, where):
+    """A missing file is an empty layer; a symbolic link to a target that is gone (a moved
+    dotfiles checkout, a policy mount not mounted) is not: its deny rules, or the managed
+    lock-down, would vanish without a word. Before, such a layer silently counted as empty."""
+    path = store.path(layer)
+    link = path if where == "the file" else path.parent
+    link.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(tmp_path / "gone" / link.name, link)
+    with pytest.raises(SettingsError, match="symbolic link.*which does not exist"):
+        store.load()
+    engine = PermissionEngine(settings=store)
+    with pytest.raises(SettingsError):
+        engine.decide(Judge(), {"command": "ls"})
+
+
+def test_a_managed_link_to_nothing_stops_an_engine_without_a_store(tmp_path, monkeypatch):
+    from jupyter_agenttools.permission.lockdown import managed_lockdown
+
+    link = tmp_path / "managed-settings.json"
+    os.symlink(tmp_path / "unmounted" / "policy.json", link)
+    monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(link))
+    with pytest.raises(SettingsError, match="which does not exist"):
+        managed_lockdown(link)
+    with pytest.raises(SettingsError):
+        PermissionEngine().decide(Judge(), {"text": "ls"})

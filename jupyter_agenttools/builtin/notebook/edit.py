@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from ...errors import ToolExecutionError
 from ...tools.base import Tool, ToolChunk
+from ...tools.redact import refuse_hidden_secret
 from ..write import short_diff
 from .common import NotebookPathMixin
 from .nbfile import (
@@ -91,6 +92,7 @@ class NotebookEdit(NotebookPathMixin, Tool):
         if edit_mode in ("replace", "delete") and not cell_id:
             raise ToolExecutionError(f"edit_mode {edit_mode!r} needs the cell_id of the cell to "
                                      f"{edit_mode}.")
+        refuse_hidden_secret(new_source, "the new source")
         path = self.resolve(notebook_path)
         physical = self.hold(notebook_path, path)
         if not self.state.was_read(path):

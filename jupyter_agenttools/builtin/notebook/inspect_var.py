@@ -20,6 +20,7 @@ from ...errors import ToolExecutionError
 from ...pycode import describe, safe_repr, secret_word
 from ...pycode.values import canonical_name
 from ...tools.base import Tool, ToolChunk
+from ...tools.redact import hidden_note, redact
 from .host import NotebookHost
 
 if TYPE_CHECKING:
@@ -98,7 +99,12 @@ class Inspect(Tool):
                     f"{where} is computed by code ({type(found).__name__}) when read, so "
                     f"Inspect does not read it; use RunCode.")
             value = found
-        return ToolChunk.text(_report(name, value), metadata={"name": name})
+        # a harmless name may hold a key (``cfg = dict(os.environ)``): values that look like
+        # secrets are hidden from the model (``tools/redact.py``)
+        text, hidden = redact(_report(name, value))
+        if hidden:
+            text += "\n" + hidden_note(hidden)
+        return ToolChunk.text(text, metadata={"name": name, "secrets_hidden": len(hidden)})
 
 
 #: C-level callables: reading them on a class or an instance runs nothing of user code

@@ -17,6 +17,7 @@ from typing import Any
 from ...backends import checked_files
 from ...errors import ToolExecutionError
 from ...tools.base import ToolResponse, text_block
+from ...tools.redact import redact
 
 __all__ = ["read_notebook", "write_notebook", "find_cell", "cell_ids", "render_cells",
            "new_cell", "stat_key", "MAX_NOTEBOOK_BYTES"]
@@ -192,9 +193,15 @@ class _Renderer:
         self.parts: list[str] = []
         self.images = 0
         self.offloaded: list[str] = []
+        self.hidden: list[str] = []  # secret-looking values cut out (``tools/redact.py``)
 
     def text(self, text: str) -> None:
-        self.parts.append(text)
+        self.parts.append(self.redact(text))
+
+    def redact(self, text: str) -> str:
+        text, hidden = redact(text)
+        self.hidden += hidden
+        return text
 
     def flush_text(self) -> None:
         if self.parts:
@@ -203,7 +210,9 @@ class _Renderer:
 
     def cut(self, text: str, label: str) -> str:
         """A long output is cut like any long tool result (head + tail + the full text in an
-        offload file the model is told about)."""
+        offload file the model is told about). Secrets are hidden first: the offload file is
+        for the model too."""
+        text = self.redact(text)
         if len(text) <= self.output_budget:
             return text
         from ...tools.truncate import truncate_response
@@ -279,10 +288,11 @@ def _render_output(r: _Renderer, output: dict[str, Any], where: str) -> None:
 
 
 def render_cells(nb: Any, ids: list[str], start: int, stop: int, *, active: str | None,
-                 output_budget: int, offload_dir: str | None) -> tuple[list[dict[str, Any]],
-                                                                       list[str]]:
+                 output_budget: int, offload_dir: str | None
+                 ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Content blocks for cells ``start..stop-1`` (text, with image blocks where the cells
-    have images), and the offload files of cut outputs."""
+    have images), the offload files of cut outputs, and what secret-looking values were
+    hidden (sources and outputs alike)."""
     r = _Renderer(output_budget, offload_dir)
     for i in range(start, stop):
         cell = nb["cells"][i]
@@ -300,7 +310,7 @@ def render_cells(nb: Any, ids: list[str], start: int, stop: int, *, active: str 
             _render_output(r, output, f"cell-{cid}")
         r.text("</cell>\n")
     r.flush_text()
-    return r.blocks, r.offloaded
+    return r.blocks, r.offloaded, r.hidden
 
 
 def cell_source(cell: Any) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...errors import ToolExecutionError
 from ...tools.base import Tool, ToolChunk, text_block
+from ...tools.redact import hidden_note
 from .common import NotebookPathMixin
 from .nbfile import cell_ids, cell_source, find_cell, read_notebook, render_cells
 
@@ -72,9 +73,9 @@ class NotebookRead(NotebookPathMixin, Tool):
                                          f"{total} cells (indices 0-{total - 1}).")
             stop = min(total, start + count)
         active = self.host.active_cell_id()
-        blocks, offloaded = render_cells(nb, ids, start, stop, active=active,
-                                         output_budget=OUTPUT_BUDGET,
-                                         offload_dir=self.host.offload_dir)
+        blocks, offloaded, hidden = render_cells(nb, ids, start, stop, active=active,
+                                                 output_budget=OUTPUT_BUDGET,
+                                                 offload_dir=self.host.offload_dir)
         where = ("the live document open in JupyterLab (unsaved changes included)"
                  if live is not None else "the file on disk")
         header = f"Notebook {path}: {total} cells, read from {where}.\n"
@@ -83,9 +84,11 @@ class NotebookRead(NotebookPathMixin, Tool):
         if total == 0:
             header += "The notebook has no cells.\n"
         footer = ""
+        if hidden:
+            footer += "\n" + hidden_note(hidden)
         if cell_id is None and stop < total:
-            footer = (f"\n[Showing cells {start}-{stop - 1} of {total}. Call NotebookRead with "
-                      f"offset={stop} to continue.]")
+            footer += (f"\n[Showing cells {start}-{stop - 1} of {total}. Call NotebookRead "
+                       f"with offset={stop} to continue.]")
         self.state.remember(path, stat, {ids[i]: cell_source(nb["cells"][i])
                                          for i in range(start, stop)})
         if live is not None:
@@ -93,4 +96,5 @@ class NotebookRead(NotebookPathMixin, Tool):
         content = [text_block(header)] + blocks + ([text_block(footer)] if footer else [])
         return ToolChunk(content, metadata={
             "notebook_path": path, "cells": total, "start": start, "stop": stop,
-            "live": live is not None, "cell_ids": ids[start:stop], "offloaded": offloaded})
+            "live": live is not None, "cell_ids": ids[start:stop], "offloaded": offloaded,
+            "secrets_hidden": len(hidden)})

@@ -19,6 +19,7 @@ from ...errors import ToolExecutionError
 from ...pycode import CodeAnalysis, NamespaceNames, analyze
 from ...pycode.rules import allow_rule_analysis, deny_rule_matches, glob_matcher
 from ...tools.base import Tool, ToolChunk, ToolResultState, text_block
+from ...tools.redact import hidden_note, redact, refuse_hidden_secret
 from .execute import execute
 from .host import NotebookHost
 
@@ -219,6 +220,7 @@ class RunCode(Tool):
         if not 0 < seconds <= MAX_TIMEOUT:
             raise ToolExecutionError(f"timeout must be between 0 and {MAX_TIMEOUT:g} seconds, "
                                      f"got {timeout!r}")
+        refuse_hidden_secret(code, "the code")
         try:
             transformed = self.host.transform(code)
         except Exception as exc:
@@ -297,8 +299,18 @@ def _render(run: Any) -> ToolChunk:
     if not (run.stdout or run.stderr or run.displays or run.result or run.error):
         parts.append("(no output)\n")
     flush()
+    # what the code printed or returned may hold a key under a harmless name (``cfg =
+    # dict(os.environ)``; ``print(cfg)`` is read-only): it is hidden before the model sees it
+    hidden: list[str] = []
+    for block in blocks:
+        if block.get("type") == "text":
+            block["text"], found = redact(block["text"])
+            hidden += found
+    if hidden:
+        blocks.append(text_block(hidden_note(hidden)))
     state = ToolResultState.ERROR if run.error else ToolResultState.SUCCESS
     return ToolChunk(blocks, state=state, metadata={
         "timed_out": run.timed_out, "interrupted": run.interrupted,
         "error": run.error_name, "seconds": round(run.seconds, 3),
-        "images": images, "memory_allowance": run.memory_allowance})
+        "images": images, "memory_allowance": run.memory_allowance,
+        "secrets_hidden": len(hidden)})
