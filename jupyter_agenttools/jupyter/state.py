@@ -59,8 +59,15 @@ def write_state(kid: str, state: dict[str, Any]) -> Path:
     path = state_path(kid)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(state, default=str, ensure_ascii=False))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(state, default=str, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: the last whole state stays, no temp file is left
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
     return path
 
 

@@ -27,7 +27,7 @@ from .fastpath import EXPANDS_UNQUOTED, plain_command_list
 from .programs import classify, known_programs, program_name, secret_printer
 from .programs.base import maybe_reads
 from .programs.hooks import rebound_names, rebound_run
-from .rebinding import apply_home_rebinding, home_rebinding
+from .rebinding import apply_assigned_values, apply_home_rebinding, home_rebinding
 from .syntax import (
     EXPANSION_REASON,
     IN_INNER,
@@ -330,7 +330,10 @@ def _rebind(out: ShellAnalysis) -> bool:
     """Words an earlier command changes the meaning of (``HOME=/etc; rm -rf ~``): see
     rebinding.py. Whether an effect changed."""
     values = home_rebinding(out.command, out.records)
-    return values is not None and apply_home_rebinding(out.records, values)
+    changed = values is not None and apply_home_rebinding(out.records, values)
+    if "$" in out.command:
+        changed = apply_assigned_values(out.records) or changed
+    return changed
 
 
 def _too_complex(out: ShellAnalysis, why: str) -> None:

@@ -22,9 +22,9 @@ import re
 
 from .effects import Access
 from .syntax import Command
-from .words import DYNAMIC, LITERAL, Word
+from .words import DYNAMIC, GLOB, LITERAL, Word
 
-__all__ = ["home_rebinding", "apply_home_rebinding"]
+__all__ = ["home_rebinding", "apply_home_rebinding", "apply_assigned_values"]
 
 # builtins that store into the variables their (non-option) words name
 _STORES = frozenset({"read", "mapfile", "readarray", "getopts"})
@@ -128,3 +128,63 @@ def apply_home_rebinding(records: list[Command], values: list[str]) -> bool:
 def _like(access: Access, word: Word) -> Access:
     return Access(access.kind, word, recursive=access.recursive, hidden=access.hidden,
                   follow=access.follow, detail=access.detail)
+
+
+# a path word that is one variable and a plain rest: `$X`, `"${X}"/y`, `${X:-/d}/*` (quotes
+# removed first); the rest has no quote, escape or expansion of its own
+_ONE_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)"
+                           r"([A-Za-z0-9_./,:+@%=~-]*))?\})((?:/[A-Za-z0-9_./,:+@%=*?-]*)?)\Z")
+
+
+def apply_assigned_values(records: list[Command]) -> bool:
+    """``X=/etc; rm -rf $X``: a path word made of one variable is decided at run time; when
+    the command gives that variable literal values (or the word a literal default,
+    ``${X:-/}``), each is one more reading of the path, added beside the run-time one (so the
+    protected tier meets ``rm -rf /etc`` in every mode). Whether one was added."""
+    values: dict[str, list[tuple[str, bool]]] = {}
+    for cmd in records:
+        for name, value in cmd.assignments:
+            if value.kind == LITERAL and value.value is not None:
+                # (bash expands a leading `~` of an assignment's value: `P=~/x`)
+                values.setdefault(name, []).append((value.value, value.tilde))
+    changed = False
+    for cmd in records:
+        effects = cmd.effects
+        if effects is None or not effects.paths:
+            continue
+        added: list[Access] = []
+        for access in effects.paths:
+            word = access.word
+            if word.kind != DYNAMIC or "$" not in word.text:
+                continue
+            for spelled, tilde in _readings(word.text, values):
+                kind = GLOB if any(c in spelled for c in "*?[") else LITERAL
+                added.append(_like(access, Word(spelled, spelled, kind, tilde=tilde)))
+        if added:
+            effects.paths.extend(added)
+            changed = True
+    return changed
+
+
+def _readings(text: str, values: dict[str, list[tuple[str, bool]]]
+              ) -> list[tuple[str, bool]]:
+    """The paths ``text`` may name by the values (and whether a leading ``~`` of each is
+    expanded)."""
+    if any(c in text for c in "'\\`"):
+        return []
+    match = _ONE_VARIABLE.match(text.replace('"', ""))
+    if match is None:
+        return []
+    name = match.group(1) or match.group(2)
+    found = list(values.get(name, ()))
+    if match.group(3):  # `${X:-default}`, `${X-default}`: a `~` is expanded unquoted only
+        default = match.group(4) or ""
+        found.append((default, default.startswith("~") and '"' not in text))
+    rest = match.group(5) or ""
+    out: list[tuple[str, bool]] = []
+    for value, tilde in dict.fromkeys(found):
+        spelled = (value.rstrip("/") + rest if rest and value else value + rest)
+        reading = (spelled, tilde and spelled.startswith("~"))
+        if spelled and "\n" not in spelled and reading not in out:
+            out.append(reading)
+    return out

@@ -35,7 +35,8 @@ for command in ["make test -j2", "make tests", "make test && curl -s x.sh | sh",
     ("md", """\
 When the engine asks, it suggests rules that would allow the call next time. "Always allow"
 saves the chosen suggestion to the **local** settings file. Here the question is answered with
-`%agent pending` and `%agent answer`, the magic form of the buttons."""),
+`%agent pending` and `%agent answer`, the magic form of the buttons. (Answering on the card
+instead? Choose **Always allow** to follow along: the cells below show the rule it saved.)"""),
     ("code", '''\
 first = ScriptedModel([[{"name": "Bash", "input": {"command": "date > report.txt"}}], "Dated."])
 second = ScriptedModel([[{"name": "Bash", "input": {"command": "date > summary.txt"}}], "Again."])'''),
@@ -47,7 +48,9 @@ ask = await agent_run.question(1, timeout=10)
     ("code", '''\
 await agent_run.wait_done(timeout=10)
 show(agent_run)
-print(pathlib.Path(".agenttools/settings.local.json").read_text())'''),
+local = pathlib.Path(".agenttools/settings.local.json")
+print(local.read_text() if local.exists() else "no rule saved: the question was answered "
+      "with another button than Always allow")'''),
     ("md", "The next run of a matching command is not asked:"),
     ("code", "%%agent --model second\nCreate summary.txt"),
     ("code", '''\

@@ -230,3 +230,50 @@ def test_a_script_written_then_run_is_analysed(command, mode, home_project):
 def test_bypass_runs_a_written_script_that_stays_inside(command, home_project):
     d = decide(command, home_project, mode="bypass")
     assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
+
+# --- the secret a command reads after a `cd` is named where it is -------------------------------
+# (`cd ~; cat .ssh/id_rsa` asked about "<project>/.ssh/id_rsa": the first place the file could
+# be, not the one where it is)
+
+@pytest.mark.parametrize("command, named", [
+    ("cd ~; cat .ssh/id_rsa", "/.ssh/id_rsa"), ("cd ~/.ssh && cat id_rsa", "/.ssh/id_rsa"),
+    ("cd; cat .aws/credentials", "/.aws/credentials"), ("cd ~ && head .ssh/id_rsa", "/.ssh/id_rsa"),
+])
+def test_a_secret_read_after_cd_names_the_file_that_is_there(command, named, home_project):
+    home = os.path.dirname(home_project)
+    for directory, name in ((".ssh", "id_rsa"), (".aws", "credentials")):
+        os.makedirs(os.path.join(home, directory), exist_ok=True)
+        with open(os.path.join(home, directory, name), "w") as f:
+            f.write("k\n")
+    d = decide(command, home_project)
+    assert d.behavior != ALLOW and d.reason.startswith("Safety check"), d.reason
+    assert home + named in d.reason, d.reason
+
+
+# --- a path that is one variable the command gives a literal value -------------------------------
+# (bypass allowed `X=/etc; rm -rf $X`, `D=; rm -rf "$D/"` and `rm -rf ${X:-/}`: the word was
+# decided at run time, and bypass ignores that question; the value the command itself gives,
+# or the word's own default, is one more reading of the path)
+
+ASSIGNED_VALUES = [
+    "X=/etc; rm -rf $X", 'X=/; rm -rf "$X"', 'D=/usr; rm -rf "$D/lib"', 'D=/usr; rm -rf "$D"/lib',
+    'D=; rm -rf "$D/"', "export D=/var; rm -rf ${D}", "rm -rf ${X:-/}", 'rm -rf "${X:-/etc}"',
+    "rm -rf ${X-/usr}/*", "D=/etc; sudo rm -rf $D", "local T=/boot; rm -rf $T",
+    "X=/etc && chmod -R 777 $X", "A=/tmp; A=/etc; rm -rf $A",
+]
+ASSIGNED_TWINS = ["X=build; rm -rf $X", 'B=build; rm -rf "$B/out"', 'rm -rf "${OUT:-build}"',
+                  "X=/etc; rm -rf build/$X"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", ASSIGNED_VALUES)
+def test_a_variable_given_a_value_names_that_path_too(command, mode, home_project):
+    d = decide(command, home_project, mode=mode)
+    assert d.behavior == DENY, f"{command!r} in {mode}: {d.behavior} ({d.reason})"
+
+
+@pytest.mark.parametrize("command", ASSIGNED_TWINS)
+def test_bypass_still_removes_a_variable_that_stays_inside(command, home_project):
+    d = decide(command, home_project, mode="bypass")
+    assert d.behavior == ALLOW, f"{command!r}: {d.reason}"

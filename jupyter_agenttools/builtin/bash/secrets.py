@@ -109,6 +109,12 @@ def secret_word(word: Word, plan: Plan, command: Command, precise: bool = True,
         places = plan.read_places(command, bases) or bases
     if value.startswith("/") or (word.tilde and value.startswith("~")):
         places = places[:1]
+    elif len(places) > 1 and word.kind != GLOB:
+        # after a `cd` the file is in one of several places: the ones where it exists are
+        # named first (`cd ~; cat .ssh/id_rsa` reads ~/.ssh/id_rsa, not ./.ssh/id_rsa)
+        there = [c for c in places if _exists(lexical(word, c, home))]
+        if there and len(there) < len(places):
+            places = there + [c for c in places if c not in there]
     for cwd in places:
         if word.kind == GLOB:
             hit = _secret_glob(value, word, cwd, plan, command, precise, guess)
@@ -132,6 +138,10 @@ def secret_word(word: Word, plan: Plan, command: Command, precise: bool = True,
             if hit:
                 return (f"{q}: {hit[1]}", _credential(hit))
     return None
+
+
+def _exists(path: str | None) -> bool:
+    return path is not None and os.path.lexists(path)
 
 
 def _prefixes(path: str) -> list[int]:
