@@ -32,10 +32,17 @@ With ``--bwrap`` the command runs inside bubblewrap (see ``sandbox.py`` for the 
 sandbox's layout is computed here, on the machine that runs the command, from its own files.
 """
 
+from __future__ import annotations  # annotations are never evaluated: no typing import here
+
 import _signal
 import os
 import sys
 import time
+
+TYPE_CHECKING = False  # type checkers read the imports below; the program never pays for them
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
 try:
     import ctypes
@@ -57,20 +64,33 @@ WALK_SKIP = frozenset({"node_modules", "__pycache__", ".tox", ".nox", ".mypy_cac
 
 
 class Options:
-    def __init__(self):
+    """The options before ``--`` (one list per name of LIST_OPTIONS) and the command."""
+
+    write: list[str]
+    mask: list[str]
+    mask_glob: list[str]
+    mask_name: list[str]
+    keep_name: list[str]
+    protect: list[str]
+    protect_dir: list[str]
+    protect_glob: list[str]
+    protect_name: list[str]
+    env: list[str]
+
+    def __init__(self) -> None:
         self.status_fd = -1
         self.parent = 0
         self.grace = 0.5
         self.on_exit = "wait"
-        self.bwrap = None
+        self.bwrap: str | None = None
         self.network = False
         self.walk_limit = 20000
         for name in LIST_OPTIONS:
             setattr(self, name, [])
-        self.argv = []
+        self.argv: list[str] = []
 
 
-def parse(args):
+def parse(args: list[str]) -> Options:
     opts = Options()
     i = 0
     while i < len(args):
@@ -104,10 +124,10 @@ def parse(args):
 # --- reporting ---------------------------------------------------------------------------
 
 class Reporter:
-    def __init__(self, fd):
+    def __init__(self, fd: int) -> None:
         self.fd = fd
 
-    def __call__(self, *words):
+    def __call__(self, *words: object) -> None:
         if self.fd < 0:
             return
         line = " ".join(str(w) for w in words).replace("\n", " ") + "\n"
@@ -119,9 +139,9 @@ class Reporter:
 
 # --- the process tree --------------------------------------------------------------------
 
-def process_table():
+def process_table() -> dict[int, tuple[int, bytes, str]]:
     """{pid: (ppid, state, name)} of every process, read from /proc."""
-    table = {}
+    table: dict[int, tuple[int, bytes, str]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -139,14 +159,14 @@ def process_table():
     return table
 
 
-def descendants(root=None):
+def descendants(root: int | None = None) -> dict[int, str]:
     """{pid: name} of the live (not zombie) processes below ``root`` (default: this one)."""
     root = os.getpid() if root is None else root
     table = process_table()
-    children: dict = {}
+    children: dict[int, list[int]] = {}
     for pid, (ppid, _state, _name) in table.items():
         children.setdefault(ppid, []).append(pid)
-    found = {}
+    found: dict[int, str] = {}
     todo = list(children.get(root, ()))
     while todo:
         pid = todo.pop()
@@ -159,7 +179,7 @@ def descendants(root=None):
     return found
 
 
-def signal_all(pids, sig):
+def signal_all(pids: Iterable[int], sig: int) -> None:
     for pid in pids:
         try:
             os.kill(pid, sig)
@@ -170,12 +190,12 @@ def signal_all(pids, sig):
 class Reaper:
     """Reaps this process's children (the command and re-parented orphans)."""
 
-    def __init__(self, main_pid, on_main_exit):
+    def __init__(self, main_pid: int, on_main_exit: Callable[[int], None]) -> None:
         self.main_pid = main_pid
         self.on_main_exit = on_main_exit
-        self.main_code = None
+        self.main_code: int | None = None
 
-    def reap(self):
+    def reap(self) -> bool:
         """Reap what exited; True while this process still has children. No children means
         no descendants at all: an orphan is re-parented to this subreaper before its parent
         can be reaped, so every descendant hangs below some child."""
@@ -196,7 +216,7 @@ class Reaper:
                 self.on_main_exit(self.main_code)
 
 
-def wait_signal(timeout):
+def wait_signal(timeout: float) -> int | None:
     try:
         info = _signal.sigtimedwait(WATCHED, max(0.0, timeout))
     except InterruptedError:
@@ -204,11 +224,12 @@ def wait_signal(timeout):
     return None if info is None else info.si_signo
 
 
-def stop_tree(reaper, grace, pending):
+def stop_tree(reaper: Reaper, grace: float, pending: list[int]
+              ) -> tuple[dict[int, str], dict[int, str]]:
     """SIGTERM every descendant, wait ``grace`` s, then freeze and SIGKILL the rest.
     Returns (signalled {pid: name}, survivors {pid: name}). ``pending`` collects signals that
     arrive meanwhile (a second stop request changes nothing: this already stops everything)."""
-    signalled = {}
+    signalled: dict[int, str] = {}
     live = descendants()
     signalled.update(live)
     signal_all(live, _signal.SIGTERM)
@@ -229,7 +250,7 @@ def stop_tree(reaper, grace, pending):
         if not live:
             break
         # Freeze first: a stopped process cannot fork, so the set stops growing.
-        frozen = {}
+        frozen: dict[int, str] = {}
         for _ in range(100):
             new = {p: n for p, n in live.items() if p not in frozen}
             if not new:
@@ -255,7 +276,7 @@ def stop_tree(reaper, grace, pending):
     return signalled, survivors
 
 
-def settle(reaper, seconds):
+def settle(reaper: Reaper, seconds: float) -> dict[int, str]:
     """The descendants still alive after waiting up to ``seconds`` for them to go."""
     end = time.monotonic() + seconds
     while True:
@@ -266,16 +287,16 @@ def settle(reaper, seconds):
         wait_signal(0.02)
 
 
-def names_of(procs, limit=20):
+def names_of(procs: dict[int, str], limit: int = 20) -> list[str]:
     items = [f"{pid}:{name}" for pid, name in sorted(procs.items())[:limit]]
     return items + (["..."] if len(procs) > limit else [])
 
 
 # --- the environment and the sandbox -------------------------------------------------------
 
-def filtered_env(patterns):
+def filtered_env(patterns: list[str]) -> dict[str, str]:
     """Only the variables whose names match an allowed pattern (``*`` at the end allowed)."""
-    keep = {}
+    keep: dict[str, str] = {}
     for name, value in os.environ.items():
         for pattern in patterns:
             if pattern == name or (pattern.endswith("*") and name.startswith(pattern[:-1])):
@@ -284,17 +305,17 @@ def filtered_env(patterns):
     return keep
 
 
-def _expand(path, home):
+def _expand(path: str, home: str) -> str:
     if path == "~" or path.startswith("~/"):
         return home.rstrip("/") + path[1:]
     return path
 
 
-def _under(path, root):
+def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def programs_under_tmp(env):
+def programs_under_tmp(env: Mapping[str, str] | None) -> list[str]:
     """Folders below /tmp that the command's programs come from (a virtualenv made in /tmp, a
     PATH or PYTHONPATH entry there): shown read-only over the sandbox's private /tmp, or the
     command could not even start its interpreter. /tmp itself is never shown."""
@@ -302,7 +323,7 @@ def programs_under_tmp(env):
     candidates = [source.get("VIRTUAL_ENV"), source.get("CONDA_PREFIX")]
     for name in ("PATH", "PYTHONPATH"):
         candidates += (source.get(name) or "").split(os.pathsep)
-    found = []
+    found: list[str] = []
     for folder in candidates:
         if not folder or not os.path.isabs(folder):
             continue
@@ -320,7 +341,7 @@ def programs_under_tmp(env):
 class Layout:
     """What bubblewrap must mount, computed from this machine's files."""
 
-    def __init__(self, opts, home):
+    def __init__(self, opts: Options, home: str) -> None:
         # Imported here, not at the top: only sandboxed runs need them, and the supervisor's
         # start-up time is paid by every command.
         import fnmatch
@@ -330,14 +351,14 @@ class Layout:
         self.fnmatch = fnmatch
         self.re = re
         self.home = home
-        self.roots: list = []
+        self.roots: list[str] = []
         for w in opts.write:
             real = os.path.realpath(_expand(w, home))
             if os.path.isdir(real) and real not in self.roots:
                 self.roots.append(real)
         self.roots.sort(key=len)
-        self.masks: dict = {}  # path -> is_dir
-        self.protects: dict = {}
+        self.masks: dict[str, bool] = {}  # path -> is_dir
+        self.protects: dict[str, bool] = {}
         self.walk_complete = True
         self.posixpath = posixpath
         for p in opts.mask:
@@ -362,7 +383,7 @@ class Layout:
                 self._add(self.protects, hit, anywhere=False)
         self._walk(opts)
 
-    def _glob(self, pattern):
+    def _glob(self, pattern: str) -> list[str]:
         """Matches of a pattern whose last segment (only) may hold wildcards."""
         parent, name = self.posixpath.split(pattern)
         try:
@@ -372,7 +393,7 @@ class Layout:
         return [self.posixpath.join(parent, e) for e in entries
                 if self.fnmatch.fnmatch(e.lower(), name.lower())]
 
-    def _add(self, table, path, anywhere):
+    def _add(self, table: dict[str, bool], path: str, anywhere: bool) -> None:
         """Record ``path`` if it exists (a symlink counts as its target). Protected paths
         (``anywhere`` false) only matter inside a writable root: the rest of the file system is
         read-only anyway."""
@@ -382,7 +403,7 @@ class Layout:
         if anywhere or any(_under(real, r) for r in self.roots):
             table[real] = os.path.isdir(real)
 
-    def _protect_below(self, path, rest, is_dir):
+    def _protect_below(self, path: str, rest: str, is_dir: bool) -> None:
         """Protect ``path`` (``rest`` empty) or ``path/rest``. A ``rest`` ending in "/" is a
         folder: created empty when missing (``.git/hooks``), so that it can be mounted
         read-only before the command runs (a missing *file* cannot be: see sandbox.py)."""
@@ -397,7 +418,7 @@ class Layout:
                 pass
         self._add(self.protects, target, anywhere=False)
 
-    def _walk(self, opts):
+    def _walk(self, opts: Options) -> None:
         """Find secret and protected names (``.env``, ``.git/hooks``…) below the writable roots;
         bounded by ``--walk-limit`` entries (``walk_complete`` says whether it got through)."""
         masks = [p.lower() for p in opts.mask_name]
@@ -408,14 +429,15 @@ class Layout:
         fn = self.fnmatch.fnmatchcase
         translate = self.fnmatch.translate
 
-        def any_of(patterns):
+        def any_of(patterns: list[str]) -> re.Pattern[str] | None:
             # one regex for all the heads: the walk tests every entry, often thousands
             heads = sorted({p.partition("/")[0] for p in patterns})
             return self.re.compile("|".join(translate(h) for h in heads)) if heads else None
 
         mask_any, protect_any, keep_any = any_of(masks), any_of(protects), any_of(keeps)
 
-        def matches(name, patterns, combined):
+        def matches(name: str, patterns: list[str], combined: re.Pattern[str] | None
+                    ) -> list[str]:
             """The rest (after "head/") of every pattern whose head matches ``name``."""
             if combined is None or not combined.match(name):
                 return []
@@ -423,7 +445,7 @@ class Layout:
 
         seen = 0
         todo = list(self.roots)
-        visited = set()
+        visited: set[tuple[int, int]] = set()
         while todo:
             d = todo.pop()
             try:
@@ -456,7 +478,8 @@ class Layout:
                 if is_dir and e.name not in WALK_SKIP and e.name != ".git":
                     todo.append(e.path)
 
-    def bwrap_args(self, bwrap, network, cwd, shown=()):
+    def bwrap_args(self, bwrap: str, network: bool, cwd: str | None,
+                   shown: Sequence[str] = ()) -> list[str]:
         """``shown``: folders under /tmp mounted read-only over the private /tmp."""
         args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/tmp", "--tmpfs", "/run",
@@ -475,7 +498,7 @@ class Layout:
             args += ["--bind", root, root]
         # A protected path's parents inside a root become mount points of their own, so they
         # cannot be renamed away (mv .git .git2 would carry the read-only hooks off with it).
-        parents = []
+        parents: list[str] = []
         for path in sorted(self.protects):
             for root in self.roots:
                 if _under(path, root) and path != root:
@@ -488,7 +511,7 @@ class Layout:
             args += ["--bind", parent, parent]
         for path in sorted(self.protects, key=len):
             args += ["--ro-bind", path, path]
-        masked_dirs: list = []
+        masked_dirs: list[str] = []
         for path, is_dir in sorted(self.masks.items(), key=lambda kv: len(kv[0])):
             if any(_under(path, d) for d in masked_dirs):
                 continue  # already hidden by a masked folder above it
@@ -502,7 +525,7 @@ class Layout:
         return args
 
 
-def which(program):
+def which(program: str) -> str | None:
     candidates = [program] if "/" in program else [
         os.path.join(d, program) for d in os.environ.get("PATH", "").split(os.pathsep) if d]
     for path in candidates:
@@ -511,10 +534,11 @@ def which(program):
     return None
 
 
-def sandbox_argv(opts, cwd, report, env=None):
+def sandbox_argv(opts: Options, cwd: str | None, report: Reporter,
+                 env: Mapping[str, str] | None = None) -> tuple[list[str], Layout] | None:
     """(the command wrapped in bubblewrap, its layout), or None (reported) when it cannot
     be wrapped. ``env``: the command's environment (None: this process's)."""
-    bwrap = which(opts.bwrap)
+    bwrap = which(opts.bwrap or "bwrap")
     if bwrap is None:
         report("sandbox", "refused", f"bubblewrap is not installed ({opts.bwrap} not found)")
         return None
@@ -528,14 +552,15 @@ def sandbox_argv(opts, cwd, report, env=None):
 
 # --- running -----------------------------------------------------------------------------
 
-def prctl(option, value):
+def prctl(option: int, value: int) -> bool:
     try:
         return _LIBC.prctl(option, value, 0, 0, 0) == 0
     except AttributeError:  # not Linux: no subreaper, the process group is all there is
         return False
 
 
-def spawn(argv, env, old_mask, status_fd):
+def spawn(argv: list[str], env: Mapping[str, str] | None, old_mask: Iterable[int],
+          status_fd: int) -> int:
     pid = os.fork()
     if pid:
         return pid
@@ -562,7 +587,7 @@ def spawn(argv, env, old_mask, status_fd):
         os._exit(127)
 
 
-def main(args):
+def main(args: list[str]) -> int:
     opts = parse(args)
     report = Reporter(opts.status_fd)
     if opts.status_fd >= 0:
@@ -573,7 +598,8 @@ def main(args):
     if opts.parent and os.getppid() != opts.parent:
         report("error", "the process that started the command is gone")
         return 125
-    argv, env, info_read = opts.argv, None, -1
+    argv, info_read, info_write = opts.argv, -1, -1
+    env: dict[str, str] | None = None
     if opts.env:
         env = filtered_env(opts.env)
     if opts.bwrap:
@@ -593,9 +619,9 @@ def main(args):
             env = dict(os.environ if env is None else env)
             env.pop("TMPDIR")
 
-    stopping: list = []
+    stopping: list[int] = []
 
-    def main_exited(code):
+    def main_exited(code: int) -> None:
         if info_read >= 0 and not stopping:
             try:
                 os.set_blocking(info_read, False)
@@ -618,11 +644,11 @@ def main(args):
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    pending: list = []
+    pending: list[int] = []
     while True:
         sig = pending.pop(0) if pending else wait_signal(1.0)
         children = reaper.reap()
-        if sig in STOP_SIGNALS:
+        if sig is not None and sig in STOP_SIGNALS:
             stopping.append(sig)
             signalled, survivors = stop_tree(reaper, opts.grace, pending)
             report("stopped", len(signalled), len(survivors), *names_of(survivors))
@@ -650,7 +676,7 @@ def main(args):
     return code if code >= 0 else 128 - code
 
 
-def run(args=None):
+def run(args: list[str] | None = None) -> None:
     """The program's entry point; ``args`` default to the command line."""
     args = sys.argv[1:] if args is None else args
     try:

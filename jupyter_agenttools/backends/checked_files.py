@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..errors import PathChangedError
 
@@ -104,9 +104,12 @@ def read_checked(path: str) -> bytes:
         return f.read()
 
 
-def write_checked(path: str, parts: Iterable[bytes]) -> None:
+def write_checked(path: str, parts: Iterable[bytes],
+                  before_replace: Callable[[], None] | None = None) -> None:
     """Replace the file at the physical ``path`` atomically with ``parts`` (creating it and
-    its missing parent folders), inside its verified folder."""
+    its missing parent folders), inside its verified folder. ``before_replace`` runs when the
+    new content is on disk, just before it replaces the old (it may raise to give up: the old
+    file stays)."""
     path = os.path.normpath(path)
     parent, name = os.path.split(path)
     if not name:
@@ -139,6 +142,10 @@ def write_checked(path: str, parts: Iterable[bytes]) -> None:
                     f.write(part)
                 if old is not None:  # an overwritten file keeps its permissions
                     os.fchmod(f.fileno(), stat.S_IMODE(old.st_mode))
+                f.flush()
+                os.fsync(f.fileno())
+            if before_replace is not None:
+                before_replace()
             os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             try:

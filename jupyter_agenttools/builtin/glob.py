@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolExecutionError
 from ..permission.effects import PathEffect, current_checked
+from ..permission.paths import glob_reach_word
 from ..tools.base import Tool, ToolChunk
 from ._files import GLOB_CHARS, ToolBackend, glob_regex, list_files, split_glob
-from .read import FileToolMixin, check_input, path_word
+from .read import FileToolMixin, check_input, hold_to_check, path_word
 
 if TYPE_CHECKING:
     from ..backends.base import BackendBase
@@ -62,8 +63,6 @@ class Glob(FileToolMixin, Tool):
     def path_effects(self, tool_input: Mapping[str, Any],
                      context: "PermissionContext") -> list["PathEffect"]:
         """One search: of the folder the pattern can reach from ``path`` (default the cwd)."""
-        from ..permission.paths import glob_reach_word
-
         pattern = path_word(self.name, tool_input, "pattern")
         path = tool_input.get("path")
         if path == "":
@@ -75,7 +74,12 @@ class Glob(FileToolMixin, Tool):
 
     async def call(self, pattern: str, path: str | None = None) -> ToolChunk:
         b = self.backend
-        base = await b.resolve(path or ".")  # the folder the permission check resolved
+        try:
+            reach = glob_reach_word(pattern, path)  # the folder the permission check resolved
+        except ValueError as exc:
+            raise ToolExecutionError(str(exc)) from None
+        hold_to_check(self.name, "search", reach, await b.resolve(reach))
+        base = await b.resolve(path or ".")
         st = await b.stat(base)
         if st is None or not st.is_dir:
             raise ToolExecutionError(f"Directory not found: {base}")

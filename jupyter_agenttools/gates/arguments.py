@@ -41,6 +41,7 @@ def parse_arguments(tool: Any, raw: str | Mapping[str, Any] | None) -> dict[str,
         value: Any = dict(raw)
     elif isinstance(raw, str):
         value = _decode(name, raw, schema)
+        _refuse_lone_surrogates(name, value)
     else:
         raise ToolArgumentsError(
             f"Arguments for tool {name!r} must be a JSON object, got {type(raw).__name__}. "
@@ -48,6 +49,22 @@ def parse_arguments(tool: Any, raw: str | Mapping[str, Any] | None) -> dict[str,
         )
     validate_input(tool, value)
     return value
+
+
+def _refuse_lone_surrogates(name: str, value: dict[str, Any]) -> None:
+    """JSON's ``"\\ud800"`` parses to a string no file, process argument or audit record can
+    hold (UTF-8 has no form for it): the call failed later, in the permission check or the
+    write, with a UnicodeEncodeError. Refused here, with what to resend."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else "?"
+        raise ToolArgumentsError(
+            f"The arguments for tool {name!r} contain {bad!r}, half of a UTF-16 surrogate "
+            "pair (an escape such as \\ud800 without its partner): not text. Send the call "
+            "again with the characters themselves, or both halves of the pair.") from None
+    except (ValueError, RecursionError):  # too deep to encode: the schema check reports it
+        pass
 
 
 def _decode(name: str, raw: str, schema: dict[str, Any]) -> dict[str, Any]:

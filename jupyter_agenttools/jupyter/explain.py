@@ -10,12 +10,15 @@ approved (a tool may offer its own with a ``preview(tool_input, cwd)`` method).
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["plain_reason", "call_title", "preview", "Preview"]
+from ..permission.redact import redact
+
+__all__ = ["plain_reason", "call_title", "question_title", "preview", "Preview"]
 
 #: what each mode does with a call no rule decided (the engine's fallback step)
 _MODE_WORDS = {
@@ -112,6 +115,24 @@ def call_title(tool_name: str, tool_input: Any, summary: str = "") -> str:
     if isinstance(value.get("path"), str) and value.get("pattern") is not None:
         return f"{tool_name} {value.get('pattern')} in {value['path']}"
     return tool_name  # the card shows the whole input just below
+
+
+def question_title(tool_name: str, tool_input: Any, summary: str = "") -> str:
+    """A question's title where no card shows its input beside it (the panel's list of open
+    questions, a notification): ``call_title``, and for a tool whose input has no path or
+    command its first argument, secrets redacted — "fetch url=https://b.example", not a bare
+    "fetch" that says nothing of what is asked."""
+    title = call_title(tool_name, tool_input, summary)
+    value = tool_input if isinstance(tool_input, dict) else {}
+    if title != tool_name or not value:
+        return title
+    key, first = next(iter(value.items()))
+    text = first if isinstance(first, str) else json.dumps(first, ensure_ascii=False,
+                                                           default=str)
+    lines = text.strip().splitlines()
+    shown = redact(_cut(lines[0] if lines else "", 60))[0]
+    more = " …" if len(value) > 1 or len(lines) > 1 else ""
+    return f"{tool_name} {key}={shown}{more}"
 
 
 def _cut(text: str, limit: int) -> str:

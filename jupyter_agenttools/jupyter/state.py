@@ -59,8 +59,15 @@ def write_state(kid: str, state: dict[str, Any]) -> Path:
     path = state_path(kid)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(state, default=str, ensure_ascii=False))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(state, default=str, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: the last whole state stays, no temp file is left
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
     return path
 
 
@@ -94,7 +101,7 @@ def read_states(kernel_ids: list[str]) -> dict[str, dict[str, Any]]:
 
 def build_state(session: Any) -> dict[str, Any]:
     """The fields the panel shows, from a live AgentSession."""
-    from .explain import call_title, plain_reason
+    from .explain import plain_reason, question_title
 
     engine = session.engine
     mode = str(engine.mode)
@@ -113,8 +120,8 @@ def build_state(session: Any) -> dict[str, Any]:
         for ask in getattr(run, "pending", ()) or ():
             pending.append({
                 "id": ask.id, "tool": ask.tool,
-                "title": call_title(ask.tool, ask.input if isinstance(ask.input, dict) else {},
-                                    ask.summary),
+                "title": question_title(
+                    ask.tool, ask.input if isinstance(ask.input, dict) else {}, ask.summary),
                 "why": " ".join(part for part in (plain_reason(ask.decision, mode),
                                                    session.untrusted_hint(ask)) if part),
                 "safety": bool(ask.safety),

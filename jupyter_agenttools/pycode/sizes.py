@@ -55,7 +55,10 @@ REGEX_CALLS = frozenset({
     "re.subn", "re.split", "re.compile",
     "pandas_str.contains", "pandas_str.match", "pandas_str.fullmatch", "pandas_str.extract",
     "pandas_str.extractall", "pandas_str.findall", "pandas_str.count", "pandas_str.replace",
-    "pandas_str.split", "pandas_str.rsplit"})
+    "pandas_str.split", "pandas_str.rsplit",
+    # a compiled pattern's methods: the pattern is the receiver
+    "re_pattern.match", "re_pattern.search", "re_pattern.fullmatch", "re_pattern.findall",
+    "re_pattern.finditer", "re_pattern.sub", "re_pattern.subn", "re_pattern.split"})
 
 
 # -- values the analysis can compute ---------------------------------------------------------
@@ -468,11 +471,17 @@ def regex_pattern(node: ast.Call, callee: str, names: Names) -> str | bytes | No
         regex = _argument(node, 99, "regex")
         if isinstance(regex, ast.Constant) and regex.value is False:
             return None
-    value = _argument(node, 0, "pattern" if callee.startswith("re.") else "pat")
+    value: ast.AST | None
+    if callee.startswith("re_pattern."):
+        value = node.func.value if isinstance(node.func, ast.Attribute) else None
+    else:
+        value = _argument(node, 0, "pattern" if callee.startswith("re.") else "pat")
     if isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)):
         return value.value
     if isinstance(value, ast.Name):
         found = _namespace_value(value.id, names)
+        if type(found) is re.Pattern:  # compiled by the user: its source pattern
+            found = found.pattern
         if type(found) in (str, bytes):
             return found
     return None

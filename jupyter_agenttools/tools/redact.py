@@ -12,10 +12,18 @@ says what was hidden, so the model knows a value was there and why it cannot see
 
 The patterns are shapes that (nearly) never occur by chance: issuer prefixes with a random
 body (``sk-``, ``AKIA``, ``ghp_``, ``xoxb-``), PEM private keys, JWTs, a password inside a URL,
-a value assigned to a key named like a secret when the value looks random (letters and
-digits, no spaces). What is not caught: a secret of no known shape under a harmless key
-(``{"x": "hunter2hunter"}``), a password of letters only. Hiding more would hide data: a
-column of ids, a hash, a base64 blob are not secrets.
+the value of a key named like a password, and the value of a key named like a token or key
+when the value looks random (letters and digits, no spaces). What is not caught: a secret of
+no known shape under a harmless key (``{"x": "hunter2hunter"}``). Hiding more would hide data
+the model is there to look at: the words of ``{"token": "The", "pos": "DT"}``, a column of
+ids, a hash, ``sk-learn``-like names.
+
+Why not the audit log's table (``permission/redact.py``)? The two tables find the same vendor
+shapes but weigh errors the other way round: the audit log is shared as a file, so over-hiding
+is its safe error (any ``"token"`` field, any ``sk-`` word); here over-hiding takes data away
+from the analysis the user asked for, so values under token-like names must also look random,
+and keys are found in the dict and JSON reprs that outputs print (``'DB_PASSWORD': '…'``).
+A vendor shape added to one table belongs in the other too.
 """
 
 from __future__ import annotations
@@ -62,9 +70,19 @@ def _mixed_case_and_digits(value: str) -> bool:
 
 #: the end of a key's name (``DB_PASSWORD``, ``client_secret``); what comes before does not
 #: matter, so it is not matched (a scan from every position of a long identifier is slow)
-_KEY_NAME = (r"(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|"
-             r"(?:access|private|auth|secret|signing|encryption|master)[_-]?key|client[_-]?secret|"
-             r"credentials?)")
+_PASSWORD_NAME = r"(?:password|passwd|passphrase)"
+_KEY_NAME = (r"(?:pwd|secret|token|api[_-]?key|apikey|"
+             r"(?:access|private|auth|secret|signing|encryption|master)[_-]?key|"
+             r"client[_-]?secret|credentials?)")
+#: what follows the name in ``NAME=value``, ``'NAME': 'value'``, ``"NAME": "value"``
+#: (a value followed by ``(``, ``[`` or ``.`` is code: ``password = getpass()``)
+_ASSIGNED = r"\b[\"']?\s*[:=]\s*(?:b?[\"'])?([^\s\"',;}\]\[()]{%d,512})(?![(\[\w.])"
+
+
+def _not_a_placeholder(value: str) -> bool:
+    """``********``, ``xxxx``, ``<password>``, ``None``: nothing to hide."""
+    return not (set(value) <= set("*x•.-_") or value.startswith(("<", "$", "{", "%"))
+                or value in ("None", "null", "True", "False", "changeme"))
 
 PATTERNS: tuple[Pattern, ...] = (
     Pattern("private key", re.compile(
@@ -105,10 +123,19 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("password in a URL", re.compile(
         r"\b[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s:/@'\"]{1,256}:([^\s:/@'\"]{3,256})@"),
         "the password part of scheme://user:password@host", group=1),
-    Pattern("value of a secret-named key", re.compile(
-        r"(?i)" + _KEY_NAME + r"\b[\"']?\s*[:=]\s*(?:b?[\"'])?([^\s\"',;}\]\[)]{8,})"),
-        "a random-looking value assigned to a key named like a credential (DB_PASSWORD=…, "
-        "'client_secret': '…')", group=1, check=_random_looking),
+    Pattern("Google OAuth token", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"),
+            "a Google OAuth access token: ya29."),
+    Pattern("Authorization header", re.compile(
+        r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+"
+        r"([A-Za-z0-9._~+/=-]{8,})"),
+        "the credential of an Authorization: Basic/Token header", group=1),
+    Pattern("password", re.compile(r"(?i)" + _PASSWORD_NAME + _ASSIGNED % 4),
+            "the value of a key named like a password (DB_PASSWORD=…, 'password': '…'), "
+            "whatever it looks like", group=1, check=_not_a_placeholder),
+    Pattern("value of a secret-named key", re.compile(r"(?i)" + _KEY_NAME + _ASSIGNED % 8),
+            "a random-looking value of a key named like a token or key (GITHUB_TOKEN=…, "
+            "'client_secret': '…'); words are left (a 'token' field of a text)", group=1,
+            check=_random_looking),
 )
 
 

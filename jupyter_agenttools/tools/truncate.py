@@ -24,6 +24,8 @@ from .base import ToolResponse, text_block
 __all__ = ["truncate_response", "OutputSpool", "DEFAULT_BUDGET_CHARS", "offload_file_path"]
 
 DEFAULT_BUDGET_CHARS = 30_000
+#: what a tool that cut its own output may add to the budget (its notice, exit code, processes)
+CUT_SLACK = 2_000
 TAIL_SHARE = 0.2  # part of the budget given to the end of the text (errors are often there)
 
 
@@ -95,6 +97,10 @@ def truncate_response(response: ToolResponse, *, budget_chars: int = DEFAULT_BUD
         raise ValueError(f"expected budget_chars >= 0, got {budget_chars}")
     text = response.text
     if len(text) <= budget_chars:
+        return response
+    if response.metadata.get("truncated") is True and len(text) <= budget_chars + CUT_SLACK:
+        # the tool cut its own output as it streamed (Bash's OutputSpool) and its notice names
+        # the whole output: a second cut would save the cut text as "the full output"
         return response
     data = text.encode("utf-8", "replace")
     path, unsaved = _save(offload_dir, response.name, data)

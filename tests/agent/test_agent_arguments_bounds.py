@@ -99,3 +99,22 @@ async def test_hostile_arguments_through_the_real_loop_reach_the_model_as_an_err
     assert len(result["content"]) < 1_000  # the tool result quotes the call, cut
 
 
+
+
+@pytest.mark.parametrize("raw", [
+    '{"command": "echo \\ud800"}', '{"command": "ls", "description": "\\udfff x"}',
+    '{"command": "ls", "\\ud83d": 1}', "{'command': 'echo \\ud800'",  # repaired, still bad
+])
+def test_half_a_surrogate_pair_is_refused_at_the_arguments_gate(raw):
+    """It parses, but no file, process argument or audit record can hold it: the call used to
+    fail later (the permission check's UnicodeEncodeError) with nothing the model could fix."""
+    with pytest.raises(ToolArgumentsError, match="surrogate pair"):
+        parse_arguments(_tool(), raw)
+
+
+@pytest.mark.parametrize("raw, command", [
+    ('{"command": "echo \\ud83d\\ude00"}', "echo \U0001F600"),  # a whole pair is one emoji
+    ('{"command": "echo \\u0000 nul"}', "echo \x00 nul"),  # NUL is text; the tools judge it
+])
+def test_whole_pairs_and_other_characters_pass_the_arguments_gate(raw, command):
+    assert parse_arguments(_tool(), raw)["command"] == command

@@ -170,3 +170,115 @@ def test_a_write_is_atomic_and_keeps_the_permissions(tree):
     assert not leftovers(project)
     with pytest.raises(IsADirectoryError):
         checked_files.write_checked(str(project / "sub"), [b"x"])
+
+
+# --- NotebookRead, NotebookEdit and Glob are held to the checked path too ----------------------
+
+def _notebook(path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell("x = 1", id="c1"))
+    nbformat.write(nb, str(path))
+
+
+class SwappingHost:
+    """A notebook host whose live-document lookup (after the tool's hold, before its file I/O)
+    swaps a link in."""
+
+    def __new__(cls, swap):
+        from jupyter_agenttools.builtin.notebook.host import NotebookHost
+
+        class Host(NotebookHost):
+            async def live_read(self, path):
+                self.fire()
+                return None
+
+            async def live_edit(self, path, request):
+                self.fire()
+                return None
+
+            def fire(self):
+                if self.swap is not None:
+                    swap, self.swap = self.swap, None
+                    swap()
+
+        host = Host()
+        host.swap = swap
+        return host
+
+
+@pytest.fixture()
+def notebooks(tree, monkeypatch):
+    project, outside = tree
+    _notebook(project / "nb.ipynb")
+    _notebook(outside / "other.ipynb")
+    monkeypatch.chdir(project)
+    return project, outside
+
+
+def swap_notebook(project, outside):
+    os.unlink(project / "nb.ipynb")
+    os.symlink(outside / "other.ipynb", project / "nb.ipynb")
+
+
+async def _decided(tool, tool_input, project, mode="bypass"):
+    from jupyter_agenttools.permission.check import prepare
+    from jupyter_agenttools.permission.effects import checked_scope
+
+    engine, _ = prepare(tool, mode=mode, cwd=project)
+    decision = engine.decide(tool, tool_input)
+    return decision, checked_scope
+
+
+@pytest.mark.parametrize("when", ["before the hold", "after the hold", "twin"])
+@pytest.mark.parametrize("which", ["NotebookRead", "NotebookEdit"])
+async def test_notebook_tools_act_on_the_checked_file(notebooks, which, when):
+    from jupyter_agenttools.builtin.notebook.edit import NotebookEdit
+    from jupyter_agenttools.builtin.notebook.host import NotebookState
+    from jupyter_agenttools.builtin.notebook.read import NotebookRead
+
+    project, outside = notebooks
+    state = NotebookState()
+    host = SwappingHost(None)
+    await NotebookRead(host, state).call(notebook_path="nb.ipynb")  # edits need a read first
+    tool = NotebookRead(host, state) if which == "NotebookRead" else NotebookEdit(host, state)
+    tool_input = {"notebook_path": "nb.ipynb"} if which == "NotebookRead" else \
+        {"notebook_path": "nb.ipynb", "new_source": "import os", "cell_id": "c1"}
+    decision, scope = await _decided(tool, tool_input, project)
+    assert decision.behavior.value == "allow"
+    before = (outside / "other.ipynb").read_text()
+    if when == "before the hold":  # swapped while the question was open: hold_to_check
+        swap_notebook(project, outside)
+    elif when == "after the hold":  # swapped after the hold: the verified open
+        host.swap = lambda: swap_notebook(project, outside)
+    with scope(decision):
+        if when == "twin":
+            result = await tool.call(**tool_input)
+            assert "x = 1" in str(result) or "import os" in (project / "nb.ipynb").read_text()
+            return
+        with pytest.raises(ToolExecutionError) as refused:
+            await tool.call(**tool_input)
+    assert "symbolic link" in str(refused.value)
+    assert (outside / "other.ipynb").read_text() == before
+    assert not leftovers(project, outside)
+
+
+@pytest.mark.parametrize("swapped", [True, False], ids=["swapped", "twin"])
+async def test_glob_is_held_to_the_checked_folder(notebooks, swapped):
+    from jupyter_agenttools.builtin import Glob
+
+    project, outside = notebooks
+    tool = Glob(LocalBackend(str(project)))
+    tool_input = {"pattern": "sub/*.txt"}
+    decision, scope = await _decided(tool, tool_input, project, mode="default")
+    assert decision.behavior.value == "allow"
+    if swapped:
+        swap_folder(project, outside)
+    with scope(decision):
+        if not swapped:
+            assert "notes.txt" in str(await tool.call(**tool_input))
+            return
+        with pytest.raises(ToolExecutionError) as refused:
+            await tool.call(**tool_input)
+    assert "symbolic link changed" in str(refused.value)

@@ -140,3 +140,19 @@ async def test_exec_output_past_the_memory_cap_keeps_its_head_when_it_cannot_be_
     assert r.ok and r.truncated and r.offload_path is None
     assert r.stdout[:8] == b"1\n2\n3\n4\n" and len(r.stdout) == 1000
     _no_partial_file(spool_dir)
+
+
+async def test_a_long_bash_output_is_cut_once_and_its_notice_names_the_whole_output(tmp_path):
+    """Bash cuts its output as it streams; the loop's gate 5 cut it again (30,288 > 30,000
+    characters), saving the already-cut text as "the full output (30,288 characters)"."""
+    agent = Agent(ScriptedModel([[{"name": "Bash", "input": {"command": "seq 1 200000"}}],
+                                 "done"]),
+                  backend=LocalBackend(str(tmp_path)), engine=PermissionEngine(mode="bypass"),
+                  offload_dir=tmp_path / "results")
+    run = await agent.run("count")
+    assert await asyncio.wait_for(run.wait_done(timeout=30), 40) == "done"
+    (result,) = run.tool_results
+    assert result.text.count("[Output truncated") == 1
+    saved = Path(result.metadata["offload_path"]).read_text()
+    assert saved == "".join(f"{i}\n" for i in range(1, 200_001))
+    assert f"{len(saved):,} characters" in result.text

@@ -9,7 +9,7 @@ import pytest
 
 from jupyter_agenttools import Agent, PermissionEngine, ScriptedModel, Toolkit
 from jupyter_agenttools.builtin import default_tools
-from jupyter_agenttools.jupyter.explain import call_title, plain_reason, preview
+from jupyter_agenttools.jupyter.explain import call_title, plain_reason, preview, question_title
 from jupyter_agenttools.jupyter.transcript import RunTranscript
 from jupyter_agenttools.jupyter.widgets import QuestionCard, RunPanel
 from jupyter_agenttools.permission.check import check
@@ -217,3 +217,19 @@ def test_transcript_counts_output_however_it_was_streamed(chunk_lines):
     md = RunTranscript(run).markdown()
     assert "output, 5,000 lines" in md and "<pre>1\n2\n" in md and "\n200</pre>" in md
     assert "… 4,800 more lines" in md
+
+
+@pytest.mark.parametrize("tool, tool_input, title", [
+    # where no card is beside it (the panel's list, a notification): what the call is about
+    ("fetch", {"url": "https://b.example"}, "fetch url=https://b.example"),
+    ("fetch", {"url": "https://b.example", "method": "POST"}, "fetch url=https://b.example …"),
+    ("add_note", {"text": "line one\nline two"}, "add_note text=line one …"),
+    ("scale", {"factor": 2}, "scale factor=2"),
+    ("login", {"token": "ghp_" + "a1B2" * 9}, "login token=[REDACTED:github_token]"),
+    ("ping", {}, "ping"),
+    # a path or a command already says it: as call_title
+    ("Bash", {"command": "git push origin main"}, "Bash: git push origin main"),
+    ("Write", {"file_path": "notes/summary.md", "content": "x"}, "Write notes/summary.md"),
+])
+def test_question_title_names_what_is_asked(tool, tool_input, title):
+    assert question_title(tool, tool_input) == title

@@ -71,3 +71,26 @@ def test_close_without_a_loop_closes_before_it_returns(session: Any):
     session.started_backends.append(Quick())
     session.close()
     assert Quick.closed and session.closing is None
+
+
+def test_a_state_write_on_a_full_disk_keeps_the_last_state_and_no_temp_file(
+        tmp_path, monkeypatch):
+    import errno
+    import json
+    import os
+
+    from jupyter_agenttools.jupyter import state
+
+    monkeypatch.setattr(state, "state_dir", lambda: tmp_path)
+    path = state.write_state("k1", {"project_dir": "/p", "mode": "default"})
+
+    def full(self, *args, **kwargs):
+        with open(self, "w") as f:
+            f.write('{"project_dir": "/p", "mo')  # part of it reached the disk
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(OSError):
+        state.write_state("k1", {"project_dir": "/p", "mode": "bypass"})
+    assert json.loads(path.read_text())["mode"] == "default"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernel-k1.json"]

@@ -6,6 +6,7 @@ is over a budget (``pycode/sizes.py``); its everyday twins stay allowed."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,8 @@ HEAVY = [
     ("df.city.str.contains('(a+)+$')", "quantifier"),
     ("df.city.str.match('(a|aa)+$')", "alternatives"),
     ("df.city.str.replace('(a+)+', '', regex=True)", "quantifier"),
+    ("compiled.match(text)", "quantifier"), ("compiled.findall(text)", "quantifier"),
+    ("re.search(compiled, text)", "quantifier"), ("df.city.str.contains(compiled)", "quantifier"),
 ]
 
 # everyday twins: sizes under the budgets, or computed without going through the items
@@ -81,6 +84,7 @@ LIGHT = [
     "re.match(r'(\\w|\\d)+$', text)", "re.sub(r'\\s+', ' ', text)",
     "re.findall(r'(\\d{1,3}\\.){3}\\d{1,3}', text)", "re.match(r'(a|ab)*c', text)",
     "df.city.str.replace('(a+)+', '')", "df.city.str.contains('P(a|r)is')",
+    "plain.match(text)", "plain.sub('-', text)", "re.search(plain, text)",
     "list(zip(lst, words))",
 ]
 
@@ -90,6 +94,7 @@ def namespace() -> dict:
     import pandas as pd
 
     ns = make_namespace()
+    ns.update(compiled=re.compile("(a+)+$"), plain=re.compile(r"\s+"))
     ns.update(huge=10**18, evil="(a+)+$", big=pd.DataFrame({"a": range(20_000)}),
               small=pd.DataFrame({"b": range(100)}))
     return ns

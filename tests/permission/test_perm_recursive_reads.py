@@ -108,3 +108,20 @@ def test_a_tree_too_big_to_walk_is_read_on_the_safe_side(project, monkeypatch):
 def test_globs_that_expand_to_the_name_are_refused(project, command):
     assert ladder("Bash", {"command": command}, project, {"deny": ["Read(token.txt)"]}) \
         == DENIED
+
+
+@pytest.mark.parametrize("command", ["ln secrets/token.txt x", "ln -f secrets/token.txt ../x",
+                                     "ln -t src secrets/token.txt"])
+def test_a_hard_link_of_a_denied_file_reads_it(project, command):
+    # the new name would show the denied content to every later read
+    assert ladder("Bash", {"command": command}, project, {"deny": ["Read(secrets/**)"]}) \
+        == DENIED
+
+
+def test_a_symbolic_link_is_judged_when_it_is_read(project):
+    d = check("Bash", {"command": "ln -s secrets/token.txt x"}, mode="bypass",
+              rules={"deny": ["Read(secrets/**)"]}, cwd=str(project))
+    assert d.behavior.value == "allow"
+    os.symlink(project / "secrets" / "token.txt", project / "x")
+    assert ladder("Bash", {"command": "cat x"}, project, {"deny": ["Read(secrets/**)"]}) \
+        == DENIED

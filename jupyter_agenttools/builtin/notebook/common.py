@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ...errors import ToolExecutionError
 from ...permission.facts import LocalFacts
-from ..read import FileToolMixin, check_input
+from ..read import FileToolMixin, check_input, hold_to_check
 from .host import NotebookHost, NotebookState
 
 if TYPE_CHECKING:
@@ -66,6 +66,15 @@ class NotebookPathMixin(FileToolMixin):
             # could land outside the folder that was checked
             return LocalFacts(self.host.cwd()).resolve_word(path, (), False).physical
         return os.path.normpath(path)
+
+    def hold(self, notebook_path: str | None, path: str) -> str:
+        """The physical file behind ``path`` (what :meth:`resolve` gave), refused when it is
+        not the one the call's permission decision checked (a link changed in between); the
+        file I/O then opens that physical path verified."""
+        word = notebook_path or self.host.notebook_path() or path
+        physical = LocalFacts(self.host.cwd()).resolve_word(path, (), True).physical
+        hold_to_check(self.name, self.effect_kind, word, physical)
+        return physical
 
     def input_summary(self, tool_input: Mapping[str, Any], limit: int = 200) -> str:
         path = self._path_of(tool_input) or "(the agent's notebook)"

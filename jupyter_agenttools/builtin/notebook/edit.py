@@ -94,6 +94,7 @@ class NotebookEdit(NotebookPathMixin, Tool):
                                      f"{edit_mode}.")
         refuse_hidden_secret(new_source, "the new source")
         path = self.resolve(notebook_path)
+        physical = self.hold(notebook_path, path)
         if not self.state.was_read(path):
             raise ToolExecutionError(f"{path} has not been read yet. Read it with NotebookRead "
                                      f"first, then edit it.")
@@ -108,15 +109,15 @@ class NotebookEdit(NotebookPathMixin, Tool):
         live = await self.host.live_edit(path, request)
         if live is not None:
             return self._finish(path, request, live, live=True)
-        return self._finish(path, request, self._edit_file(path, request), live=False)
+        return self._finish(path, request, self._edit_file(path, physical, request), live=False)
 
-    def _edit_file(self, path: str, request: dict[str, Any]) -> dict[str, Any]:
+    def _edit_file(self, path: str, physical: str, request: dict[str, Any]) -> dict[str, Any]:
         expected = self.state.files.get(path)
         if expected is None:
             raise ToolExecutionError(
                 f"{path} was read from JupyterLab's live document, which is not open any more; "
                 f"read it again with NotebookRead before editing the file.")
-        nb, st = read_notebook(path)
+        nb, st = read_notebook(path, physical)
         if st != expected:
             raise ToolExecutionError(
                 f"{path} has changed on disk since you read it (someone or something else "
@@ -126,7 +127,7 @@ class NotebookEdit(NotebookPathMixin, Tool):
         ensure_cell_ids(nb)
         result["cell_id"] = str(nb["cells"][result["index"]].get("id")) \
             if request["edit_mode"] != "delete" else result["cell_id"]
-        self.state.files[path] = write_notebook(path, nb, st)
+        self.state.files[path] = write_notebook(path, nb, st, physical)
         return result
 
     def _finish(self, path: str, request: dict[str, Any], result: dict[str, Any], *,

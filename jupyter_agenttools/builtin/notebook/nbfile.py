@@ -14,6 +14,7 @@ import re
 import tempfile
 from typing import Any
 
+from ...backends import checked_files
 from ...errors import ToolExecutionError
 from ...tools.base import ToolResponse, text_block
 from ...tools.redact import redact
@@ -37,13 +38,14 @@ def stat_key(path: str) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def read_notebook(path: str) -> tuple[Any, tuple[int, int]]:
+def read_notebook(path: str, opened: str | None = None) -> tuple[Any, tuple[int, int]]:
     """``(notebook, (mtime_ns, size))``; a clear ToolExecutionError for a missing, huge or
-    invalid file."""
+    invalid file. ``opened``: the physical path the permission check resolved, opened so that
+    it is that file (``backends/checked_files.py``: a link swapped in since is refused)."""
     import nbformat
 
     try:
-        st = os.stat(path)
+        st = os.stat(opened or path)
     except FileNotFoundError:
         raise ToolExecutionError(f"Notebook not found: {path}") from None
     except OSError as exc:
@@ -54,8 +56,10 @@ def read_notebook(path: str) -> tuple[Any, tuple[int, int]]:
         raise ToolExecutionError(f"{path} is {st.st_size:,} bytes, more than the "
                                  f"{MAX_NOTEBOOK_BYTES:,} bytes NotebookRead reads.")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = checked_files.read_checked(opened) if opened else _read(path)
+    except OSError as exc:
+        raise ToolExecutionError(f"Cannot read {path}: {exc.strerror or exc}") from None
+    try:
         text = data.decode("utf-8")
         nb = nbformat.reads(text, as_version=4)
     except UnicodeDecodeError:
@@ -113,14 +117,38 @@ def ensure_cell_ids(nb: Any) -> None:
         seen.add(cell["id"])
 
 
-def write_notebook(path: str, nb: Any, expected: tuple[int, int]) -> tuple[int, int]:
-    """Write ``nb`` over ``path`` atomically, only if the file is still ``expected``."""
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write_notebook(path: str, nb: Any, expected: tuple[int, int],
+                   opened: str | None = None) -> tuple[int, int]:
+    """Write ``nb`` over ``path`` atomically, only if the file is still ``expected``.
+    ``opened``: the physical path the permission check resolved, written inside its verified
+    folder (``backends/checked_files.py``)."""
     import nbformat
 
     text = nbformat.writes(nb)
     if not text.endswith("\n"):
         text += "\n"
     data = text.encode("utf-8")
+    if opened:
+        def unchanged() -> None:
+            if stat_key(opened) != expected:
+                raise ToolExecutionError(
+                    f"{path} changed on disk while the edit was prepared; read it again with "
+                    f"NotebookRead and redo the edit, so the other change is not lost.")
+
+        try:
+            checked_files.write_checked(opened, [data], before_replace=unchanged)
+        except OSError as exc:
+            raise ToolExecutionError(f"Cannot write {path}: {exc.strerror or exc}") from None
+        found = stat_key(opened)
+        if found is None or found[1] != len(data):
+            raise ToolExecutionError(f"Writing {path} reported success but the file on disk "
+                                     f"is not what was written.")
+        return found
     folder = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
                                suffix=".tmp")

@@ -50,12 +50,13 @@ class NotebookRead(NotebookPathMixin, Tool):
         import nbformat
 
         path = self.resolve(notebook_path)
+        physical = self.hold(notebook_path, path)
         live = await self.host.live_read(path)
         stat = None
         if live is not None:
             nb = nbformat.from_dict(live)
         else:
-            nb, stat = read_notebook(path)
+            nb, stat = read_notebook(path, physical)
         ids = cell_ids(nb)
         total = len(ids)
         if cell_id is not None:

@@ -173,6 +173,10 @@ def _copy_like(table: Table, reason: str, moves: bool) -> Callable[[list[Word]],
                 effects.add(READ, word, recursive=True)
             elif argv[0].value != "ln":
                 effects.add(READ, word, recursive=recursive)
+            elif not parsed.has("-s", "--symbolic"):
+                # a hard link is the source's content under a new name: whoever may read the
+                # new name reads the source (a symbolic link is resolved when it is read)
+                effects.add(READ, word)
         return effects
     return classify
 
