@@ -35,6 +35,7 @@ BENCHMARKS = {
     "sandbox": "bench_sandbox",
     "process-tree": "bench_process_tree",
     "hook": "bench_hook",
+    "notebook-output": "bench_notebook_output",
 }
 
 

@@ -58,6 +58,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: unreadable tool-call arguments longer than this are not kept in the conversation
+UNREAD_ARGUMENTS_KEPT = 16_384
+
 __all__ = ["Agent", "DEFAULT_SYSTEM_PROMPT", "DEFAULT_TOOL_TIME_LIMIT", "result_text"]
 
 #: Seconds one tool call may run when the tool has no limit of its own (Agent(tool_time_limit=)).
@@ -479,11 +482,32 @@ class Agent:
 
     def _write_round(self) -> None:
         """Gate 5's write-back: one tool message per call, in the model's order."""
+        self._shrink_unread_arguments()
         for call in self._round:
             result = call.result or ToolResponse.error("No result.")
             self.messages.append({"role": "tool", "tool_call_id": call.id,
                                   "content": result_text(result)})
         self._round = []
+
+    def _shrink_unread_arguments(self) -> None:
+        """Arguments gate 2 could not read stay in the conversation, resent with every later
+        request: 2 MB of garbage there overflowed the context of every next turn and prompt.
+        Past UNREAD_ARGUMENTS_KEPT characters they are replaced by a short JSON object saying
+        what was there (the tool result quotes its start and end)."""
+        unread = {call.id: len(call.raw or "") for call in self._round
+                  if call.input is None and len(call.raw or "") > UNREAD_ARGUMENTS_KEPT}
+        if not unread:
+            return
+        for message in reversed(self.messages):
+            if message.get("role") != "assistant":
+                continue
+            for tool_call in message.get("tool_calls") or ():
+                size = unread.get(tool_call.get("id"))
+                if size is not None:
+                    tool_call["function"] = dict(tool_call.get("function") or {}, arguments=(
+                        json.dumps({"omitted": f"{size:,} characters of arguments that were "
+                                               "not valid JSON (see the tool result)"})))
+            return
 
     def _close_round(self, run: AgentRun, state: ToolResultState, text: str) -> None:
         """Give every unfinished call of an interrupted round a result, so the conversation

@@ -300,18 +300,25 @@ def _agt_write_chunk(token, b):
 
 def _agt_write_end(token, commit):
     f, tmp, path = _agt_writes.pop(token)
-    f.close()
-    if not commit:
-        _o.unlink(tmp)
-        return
-    try:
-        mode = _o.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        um = _o.umask(0)
-        _o.umask(um)
-        mode = 0o666 & ~um
-    _o.chmod(tmp, mode)
-    _o.replace(tmp, path)
+    try:  # a full disk may fail the close (its flush), the chmod or the rename: no temp left
+        f.close()
+        if not commit:
+            _o.unlink(tmp)
+            return
+        try:
+            mode = _o.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            um = _o.umask(0)
+            _o.umask(um)
+            mode = 0o666 & ~um
+        _o.chmod(tmp, mode)
+        _o.replace(tmp, path)
+    except BaseException:
+        try:
+            _o.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 def _agt_kill_group(pgid):
     _agt_killpg(pgid, _sig.SIGKILL)

@@ -46,7 +46,8 @@ def _settings_mode(app_settings: dict[str, Any], state: dict[str, Any]) -> None:
     """A kernel writes its state when something happens in it; a settings file edited meanwhile
     (in the panel, an editor) or a trust given (the panel's button, ``agenttools trust``)
     changes the mode of a kernel without a session override at once: read it here, and whether
-    the project's settings wait for trust (``trust_pending``)."""
+    the project's settings wait for trust (``trust_pending``; ``trust_changed`` when they
+    were trusted and changed since)."""
     if not state.get("project_dir"):
         return
     store = kernel_project_store(app_settings, state)
@@ -58,6 +59,8 @@ def _settings_mode(app_settings: dict[str, Any], state: dict[str, Any]) -> None:
         return
     trust = merged.trust
     state["trust_pending"] = bool(trust is not None and trust.needed and not trust.trusted)
+    # trusted once, changed since: the card says so rather than "not trusted yet"
+    state["trust_changed"] = bool(state["trust_pending"] and trust is not None and trust.changed)
     if state.get("session_override"):
         return
     mode = merged.mode.value if merged.mode is not None else "default"

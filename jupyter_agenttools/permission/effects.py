@@ -20,16 +20,18 @@ tool, which reports its effects from the shell analysis.
 from __future__ import annotations
 
 import contextlib
+import os
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
-from .facts import PathFacts, ResolvedPath, facts_for
+from .facts import LocalFacts, PathFacts, ResolvedPath, facts_for
 from .memo import current_memo
 from .paths import _check_read, _check_write
 from .patterns import (
     compile_glob,
     is_name_pattern,
+    pattern_globs,
     search_reaches,
     spellings,
     target_matches,
@@ -259,6 +261,8 @@ def effect_matches(rule: PermissionRule, effect: PathEffect,
     for t in found:
         if target_matches(rule.specifier, t, context, broad=True):
             return True
+        if _hard_link_of(rule.specifier, t, context):
+            return True
         if not below or not t.known:
             continue
         if search_reaches(rule.specifier, t, context):
@@ -269,6 +273,38 @@ def effect_matches(rule: PermissionRule, effect: PathEffect,
                 names = name_regexes(rule.specifier)
             if names and tree_holds_name(facts_for(context), t.physical, names) is not False:
                 return True
+    return False
+
+
+_GLOB_CHARACTERS = frozenset("*?[{")
+
+
+def _hard_link_of(pattern: str, target: ResolvedPath, context: "PermissionContext") -> bool:
+    """Is ``target`` another name (a hard link) of the one file a deny or ask rule names
+    concretely (``Read(secrets/token.txt)``: no wildcard, not a name anywhere)? Compared by
+    device and inode, on this machine's file system only (remote facts carry no inodes), and
+    only for a file with more than one name, so the common case costs one ``stat``."""
+    if not target.known or not target.exists or target.is_dir or is_name_pattern(pattern) \
+            or _GLOB_CHARACTERS.intersection(pattern) \
+            or not isinstance(facts_for(context), LocalFacts):
+        return False
+    try:
+        found = os.stat(target.physical)
+    except (OSError, ValueError):
+        return False
+    if found.st_nlink < 2:
+        return False
+    try:
+        named = pattern_globs(pattern, context, broad=True)
+    except ValueError:
+        return False
+    for path in named:
+        try:
+            other = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if (other.st_dev, other.st_ino) == (found.st_dev, found.st_ino):
+            return True
     return False
 
 

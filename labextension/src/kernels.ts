@@ -32,6 +32,8 @@ export interface IAgentState {
   updated: number;
   /** the project's settings hold allow rules, a mode or directories not trusted yet */
   trust_pending?: boolean;
+  /** ...trusted once, and changed since */
+  trust_changed?: boolean;
   [key: string]: unknown;
 }
 

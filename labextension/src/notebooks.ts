@@ -107,8 +107,10 @@ function kernelCard(kernel: IKernelInfo, host: INotebooksHost): HTMLElement {
     modeLine,
     agent.trust_pending
       ? h('div', { class: 'agenttools-kernel-untrusted' },
-        '⚠ This project\'s settings are not trusted yet: their allow rules, mode and ' +
-        'directories do not count. ',
+        (agent.trust_changed
+          ? '⚠ This project\'s settings changed since you trusted them: '
+          : '⚠ This project\'s settings are not trusted yet: ') +
+        'their allow rules, mode and directories do not count. ',
         trustLink(agent.project_dir, host))
       : null,
     h('div', { class: 'agenttools-kernel-line' }, 'model ',

@@ -5,6 +5,8 @@ A model's ordinary slip is still repaired. The tests count repair calls, never t
 
 from __future__ import annotations
 
+import json
+
 import json_repair
 import pytest
 from openai_fake_server import FakeOpenAIServer, text_deltas, tool_call_deltas
@@ -97,6 +99,25 @@ async def test_hostile_arguments_through_the_real_loop_reach_the_model_as_an_err
         (result,) = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]
     assert "not repaired" in result["content"] and repairs == []
     assert len(result["content"]) < 1_000  # the tool result quotes the call, cut
+    # the garbage is not resent with every later request (it overflowed the context)
+    (assistant,) = [m for m in server.requests[-1]["messages"] if m.get("tool_calls")]
+    arguments = assistant["tool_calls"][0]["function"]["arguments"]
+    assert json.loads(arguments) == {"omitted": "2,000,001 characters of arguments that were "
+                                                "not valid JSON (see the tool result)"}
+    assert len(json.dumps(server.requests[-1])) < 20_000
+
+
+async def test_short_unreadable_arguments_stay_in_the_conversation_as_sent():
+    raw = '{"command": "ls" "description": "x"'  # the model sees its own slip
+    with FakeOpenAIServer() as server:
+        server.script += [{"chunks": tool_call_deltas(0, "c1", "run", "[" + raw)},
+                          {"chunks": text_deltas("resent")}]
+        model = OpenAIChatModel("m", base_url=server.base_url, api_key="k")
+        agent = Agent(model, Toolkit([_tool()]), engine=PermissionEngine(mode="bypass"))
+        run = await agent.run("go")
+        assert await run.wait_done(timeout=60) == "resent"
+    (assistant,) = [m for m in server.requests[-1]["messages"] if m.get("tool_calls")]
+    assert assistant["tool_calls"][0]["function"]["arguments"] == "[" + raw
 
 
 

@@ -13,7 +13,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(REPO, "benchmarks", "run.py")
 NAMES = ["bash-decisions", "pipeline", "concurrency", "load", "big-output", "backends", "audit",
-         "sandbox", "process-tree", "hook"]
+         "sandbox", "process-tree", "hook", "notebook-output"]
 
 
 @pytest.fixture(scope="module")

@@ -214,7 +214,8 @@ def test_trusting_the_cloned_project_in_the_panel_lets_its_allow_rule_count(lab)
         expect(changes).to_have_text(["+ allow Bash(curl:*) .agenttools/settings.json",
                                       "mode accept_edits → bypass .agenttools/settings.json"])
         expect(changes.first).to_have_attribute("data-change", "added")
-        expect(kernel.locator(".agenttools-kernel-untrusted")).to_be_visible()
+        expect(kernel.locator(".agenttools-kernel-untrusted")).to_contain_text(
+            "changed since you trusted them", timeout=15_000)
         screenshot(page, "trust-7-changed")
 
         # the question card of a call the trusted rule would have allowed says what changed

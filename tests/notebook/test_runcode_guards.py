@@ -109,3 +109,45 @@ def test_a_tighter_limit_of_the_user_is_left_alone():
         assert resource.getrlimit(resource.RLIMIT_AS) == (tight, before[1])
     finally:
         resource.setrlimit(resource.RLIMIT_AS, before)
+
+
+def _tree(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+G = 2 ** 30
+
+
+@pytest.mark.parametrize("own,files,room", [
+    # cgroup v2, a pod's limit: 4 GiB, 1 GiB used
+    ("0::/kubepods/pod1\n", {"cgroup.controllers": "memory", "kubepods/pod1/memory.max":
+                             str(4 * G), "kubepods/pod1/memory.current": str(G)}, 3 * G),
+    # v2 without a limit ("max"), but the parent has one
+    ("0::/a/b\n", {"cgroup.controllers": "memory", "a/b/memory.max": "max",
+                   "a/b/memory.current": str(G), "a/memory.max": str(2 * G),
+                   "a/memory.current": str(G // 2)}, 2 * G - G // 2),
+    # v1 (as on this machine), the limit of the process's own group
+    ("4:memory:/jobs/42\n1:cpu:/\n", {"memory/jobs/42/memory.limit_in_bytes": str(8 * G),
+                                      "memory/jobs/42/memory.usage_in_bytes": str(5 * G)},
+     3 * G),
+    # v1 "unlimited" (2**63 rounded down to a page)
+    ("4:memory:/\n", {"memory/memory.limit_in_bytes": "9223372036854771712",
+                      "memory/memory.usage_in_bytes": str(G)}, None),
+    # a cgroup namespace: the path is not under the mount; the mount is the group
+    ("0::/\n", {"cgroup.controllers": "memory", "memory.max": str(2 * G),
+                "memory.current": str(G)}, G),
+    ("0::/elsewhere\n", {"cgroup.controllers": "memory", "memory.max": str(2 * G),
+                         "memory.current": str(G)}, G),
+    # no cgroup information at all
+    ("", {}, None),
+])
+def test_a_container_limit_is_the_memory_available(tmp_path, own, files, room):
+    from jupyter_agenttools.builtin.notebook.guards import cgroup_room
+
+    _tree(tmp_path / "fs", files)
+    (tmp_path / "own").write_text(own)
+    (tmp_path / "fs").mkdir(exist_ok=True)
+    assert cgroup_room(str(tmp_path / "fs"), str(tmp_path / "own")) == room

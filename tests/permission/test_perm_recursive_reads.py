@@ -125,3 +125,21 @@ def test_a_symbolic_link_is_judged_when_it_is_read(project):
     os.symlink(project / "secrets" / "token.txt", project / "x")
     assert ladder("Bash", {"command": "cat x"}, project, {"deny": ["Read(secrets/**)"]}) \
         == DENIED
+
+
+# --- a hard link made before: another name of the one file a rule names -----------------------
+
+@pytest.mark.parametrize("tool, tool_input, rule", [
+    ("Read", {"file_path": "src/x.txt"}, "Read(secrets/token.txt)"),
+    ("Bash", {"command": "cat src/x.txt"}, "Read(secrets/token.txt)"),
+    ("Bash", {"command": "head -c 3 src/*.txt"}, "Read(secrets/token.txt)"),
+    ("Write", {"file_path": "src/x.txt", "content": "x"}, "Edit(secrets/token.txt)"),
+    ("Bash", {"command": "echo x > src/x.txt"}, "Edit(secrets/token.txt)"),
+])
+def test_a_hard_link_of_a_file_a_rule_names_is_that_file(project, tool, tool_input, rule):
+    os.link(project / "secrets" / "token.txt", project / "src" / "x.txt")
+    assert ladder(tool, tool_input, project, {"deny": [rule]}) == DENIED
+    os.unlink(project / "src" / "x.txt")  # the twin: a file of its own
+    (project / "src" / "x.txt").write_text("tok")
+    d = check(tool, tool_input, mode="bypass", rules={"deny": [rule]}, cwd=str(project))
+    assert d.behavior.value == "allow", d.reason

@@ -150,8 +150,13 @@ def test_a_trust_given_through_the_api_shows_in_the_kernels_view(api, kernel_id,
     status, trust = api("POST", "trust", {"trusted": True}, params={"project": str(project)})
     assert status == 200 and trust["trusted"] is True
     agent = api("GET", "kernels")[1]["kernels"][0]["agent"]
-    assert agent["trust_pending"] is False
+    assert agent["trust_pending"] is False and agent["trust_changed"] is False
     assert agent["mode"] == ("bypass" if override else "explore")
+    # a git pull adds an allow rule: waits for trust again, and the card says it changed
+    (project / ".agenttools" / "settings.json").write_text(json.dumps(
+        {"permissions": {"mode": "explore", "allow": ["Bash(make test:*)", "Bash(curl:*)"]}}))
+    agent = api("GET", "kernels")[1]["kernels"][0]["agent"]
+    assert agent["trust_pending"] is True and agent["trust_changed"] is True
 
 
 _NAN = float("nan")
