@@ -352,6 +352,15 @@ class SettingsStore:
         path = self.path(layer)
         if layer not in WRITABLE_LAYERS:
             raise SettingsError(path, f"the {layer} layer is read-only")
+        try:
+            return self._modify_locked(layer, path, change, whole)
+        except OSError as exc:  # a full or read-only disk: the file is as it was (atomic)
+            raise SettingsError(path, f"cannot write it: {exc.strerror or exc}; it is "
+                                      f"unchanged") from None
+
+    def _modify_locked(self, layer: str, path: Path,
+                       change: Callable[[dict[str, Any], LayerSettings], Any],
+                       whole: bool) -> Any:
         if layer == "user":
             path.parent.mkdir(parents=True, exist_ok=True)
         else:

@@ -338,3 +338,38 @@ def test_a_managed_link_to_nothing_stops_an_engine_without_a_store(tmp_path, mon
         managed_lockdown(link)
     with pytest.raises(SettingsError):
         PermissionEngine().decide(Judge(), {"text": "ls"})
+
+
+@pytest.mark.parametrize("fault", ["replace", "fsync", "mkdir"])
+def test_a_settings_write_on_a_full_or_read_only_disk_is_a_settings_error(
+        store, monkeypatch, fault):
+    """"Always allow" (and every settings write) on a full or read-only disk: a SettingsError
+    naming the file (the server answers 409 with it, ``%agent`` one line), the file as it was
+    and no temp file beside it. Before, the bare OSError reached the person as a traceback
+    or an 'internal error' 500."""
+    import errno
+
+    from jupyter_agenttools.permission import settings as settings_module
+
+    path = store.path("local")
+    write(path, json.dumps({"permissions": {"deny": ["Judge(rm)"]}}))
+    before = path.read_text()
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.ENOSPC if fault == "fsync" else errno.EROFS,
+                      os.strerror(errno.ENOSPC if fault == "fsync" else errno.EROFS))
+
+    if fault == "mkdir":
+        user = store.path("user")
+        monkeypatch.setattr(Path, "mkdir", refuse)
+        with pytest.raises(SettingsError, match="cannot write it: Read-only file system"):
+            store.add_rule("user", "allow", "Judge(ls)")
+        assert not user.exists()
+        return
+    monkeypatch.setattr(settings_module.os, fault, refuse)
+    engine = PermissionEngine(settings=store)
+    with pytest.raises(SettingsError, match="cannot write it: .*; it is unchanged"):
+        engine.add_rule("Judge(ls)", layer="local")
+    assert path.read_text() == before
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)) == [
+        path.name, path.name + ".lock"]
