@@ -27,7 +27,12 @@ from .fastpath import EXPANDS_UNQUOTED, plain_command_list
 from .programs import classify, known_programs, program_name, secret_printer
 from .programs.base import maybe_reads
 from .programs.hooks import rebound_names, rebound_run
-from .rebinding import apply_assigned_values, apply_home_rebinding, home_rebinding
+from .rebinding import (
+    TooManyValues,
+    apply_assigned_values,
+    apply_home_rebinding,
+    home_rebinding,
+)
 from .syntax import (
     EXPANSION_REASON,
     IN_INNER,
@@ -332,7 +337,10 @@ def _rebind(out: ShellAnalysis) -> bool:
     values = home_rebinding(out.command, out.records)
     changed = values is not None and apply_home_rebinding(out.records, values)
     if "$" in out.command:
-        changed = apply_assigned_values(out.records) or changed
+        try:
+            changed = apply_assigned_values(out.records, out.command) or changed
+        except TooManyValues as exc:
+            _too_complex(out, str(exc))
     return changed
 
 

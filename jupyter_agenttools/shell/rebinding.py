@@ -24,7 +24,8 @@ from .effects import Access
 from .syntax import Command
 from .words import DYNAMIC, GLOB, LITERAL, Word
 
-__all__ = ["home_rebinding", "apply_home_rebinding", "apply_assigned_values"]
+__all__ = ["home_rebinding", "apply_home_rebinding", "apply_assigned_values", "MAX_VALUES",
+           "TooManyValues"]
 
 # builtins that store into the variables their (non-option) words name
 _STORES = frozenset({"read", "mapfile", "readarray", "getopts"})
@@ -136,17 +137,47 @@ _ONE_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-
                            r"([A-Za-z0-9_./,:+@%=~-]*))?\})((?:/[A-Za-z0-9_./,:+@%=*?-]*)?)\Z")
 
 
-def apply_assigned_values(records: list[Command]) -> bool:
+# `for NAME in WORDS;` / newline: the values a loop gives NAME (at most 200 characters of
+# words are looked at from each `for`: linear)
+_FOR_LOOP = re.compile(r"\bfor[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+in[ \t]"
+                       r"([^;\n&|()<>`$\\{}]{0,200})[;\n]")
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_./~,:+@%=*?-]+\Z")
+
+
+def _loop_values(text: str, values: dict[str, list[tuple[str, bool]]]) -> None:
+    for match in _FOR_LOOP.finditer(text):
+        for token in match.group(2).split():
+            quoted = token[:1] in ("'", '"') and len(token) > 1 and token[-1] == token[0]
+            value = token[1:-1] if quoted else token
+            if _PLAIN_VALUE.match(value):
+                values.setdefault(match.group(1), []).append(
+                    (value, not quoted and value.startswith("~")))
+
+
+# distinct values of one variable followed (more: the command is too complex to analyse)
+MAX_VALUES = 64
+
+
+class TooManyValues(Exception):
+    """A variable is given more than MAX_VALUES distinct values."""
+
+
+def apply_assigned_values(records: list[Command], text: str = "") -> bool:
     """``X=/etc; rm -rf $X``: a path word made of one variable is decided at run time; when
-    the command gives that variable literal values (or the word a literal default,
-    ``${X:-/}``), each is one more reading of the path, added beside the run-time one (so the
-    protected tier meets ``rm -rf /etc`` in every mode). Whether one was added."""
+    the command gives that variable literal values (an assignment, ``for X in /etc /usr``)
+    or the word a literal default (``${X:-/}``), each is one more reading of the path, added
+    beside the run-time one (so the protected tier meets ``rm -rf /etc`` in every mode).
+    Whether one was added."""
     values: dict[str, list[tuple[str, bool]]] = {}
     for cmd in records:
         for name, value in cmd.assignments:
             if value.kind == LITERAL and value.value is not None:
                 # (bash expands a leading `~` of an assignment's value: `P=~/x`)
                 values.setdefault(name, []).append((value.value, value.tilde))
+    if "for" in text:
+        _loop_values(text, values)
+    for name, found in values.items():
+        values[name] = list(dict.fromkeys(found))
     changed = False
     for cmd in records:
         effects = cmd.effects
@@ -177,6 +208,8 @@ def _readings(text: str, values: dict[str, list[tuple[str, bool]]]
         return []
     name = match.group(1) or match.group(2)
     found = list(values.get(name, ()))
+    if len(found) > MAX_VALUES:  # (only for a variable a path is made of)
+        raise TooManyValues(f"more than {MAX_VALUES} values given to {name}")
     if match.group(3):  # `${X:-default}`, `${X-default}`: a `~` is expanded unquoted only
         default = match.group(4) or ""
         found.append((default, default.startswith("~") and '"' not in text))

@@ -82,7 +82,8 @@ RUN_TIME_TWINS = [
 def test_allow_rules_never_approve_a_write_decided_at_run_time(command, workdir):
     d = decide(command, workdir, rules=RULES)
     assert d.behavior != ALLOW, f"{command!r}: {d.reason}"
-    assert d.reason.startswith("Safety check"), d.reason
+    # (a protected target the words may name is a DENY: `for f in /etc/*; do rm "$f"; done`)
+    assert d.reason.startswith("Safety check") or d.behavior == DENY, d.reason
 
 
 @pytest.mark.parametrize("command", RUN_TIME_TWINS)

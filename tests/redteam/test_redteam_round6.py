@@ -126,6 +126,8 @@ CD_IN_CODE = [
     "sh -c 'cd /; rm -rf etc'", "sudo sh -c 'cd / && rm -rf etc'",
     "bash -c 'cd /usr; rm -rf lib'", "timeout 5 bash -c 'cd / && rm -rf var'",
     "eval 'cd /' && chmod -R 777 etc",
+    # (`builtin cd` / `command cd`: accept_edits allowed removing /etc)
+    "builtin cd /; rm -rf etc", "command cd / && rm -rf etc", "builtin cd / && rm -rf usr",
 ]
 CD_IN_CODE_RULES = {"allow": ["Bash(eval:*)", "Bash(cd:*)", "Bash(touch:*)", "Bash(rm:*)",
                               "Bash(sh:*)", "Bash(mkdir:*)"]}
@@ -261,9 +263,13 @@ ASSIGNED_VALUES = [
     'D=; rm -rf "$D/"', "export D=/var; rm -rf ${D}", "rm -rf ${X:-/}", 'rm -rf "${X:-/etc}"',
     "rm -rf ${X-/usr}/*", "D=/etc; sudo rm -rf $D", "local T=/boot; rm -rf $T",
     "X=/etc && chmod -R 777 $X", "A=/tmp; A=/etc; rm -rf $A",
+    "for d in /usr /etc; do rm -rf $d; done", "for d in \"/etc\" '/usr'; do rm -rf \"$d\"; done",
+    "for d in /etc\ndo rm -rf $d/ssl; done", "for d in ~; do rm -rf $d; done",
+    "sudo sh -c 'for d in /boot; do rm -rf $d; done'",
 ]
 ASSIGNED_TWINS = ["X=build; rm -rf $X", 'B=build; rm -rf "$B/out"', 'rm -rf "${OUT:-build}"',
-                  "X=/etc; rm -rf build/$X"]
+                  "X=/etc; rm -rf build/$X", "for d in build dist; do rm -rf $d; done",
+                  "for f in *.pyc; do rm $f; done"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -277,3 +283,13 @@ def test_a_variable_given_a_value_names_that_path_too(command, mode, home_projec
 def test_bypass_still_removes_a_variable_that_stays_inside(command, home_project):
     d = decide(command, home_project, mode="bypass")
     assert d.behavior == ALLOW, f"{command!r}: {d.reason}"
+
+
+def test_a_variable_given_too_many_values_is_too_complex(home_project):
+    # (each value is one more reading of every path made of the variable: bounded)
+    many = "".join(f"X=/tmp/a{i}; " for i in range(65))
+    for mode in MODES:
+        d = decide(many + "X=/etc; rm -rf $X", home_project, mode=mode)
+        assert d.behavior != ALLOW, (mode, d.reason)
+    assert "too complex" in decide(many + "rm -rf $X", home_project).reason
+    assert "too complex" not in decide(many + "rm -rf $Y", home_project).reason
