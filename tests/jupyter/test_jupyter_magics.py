@@ -410,6 +410,9 @@ def test_load_and_status_answer_with_a_settings_file_they_cannot_read(tmp_path, 
         assert "settings unreadable" in line and ".agenttools" in line
         rows = dict(map(tuple, agent(sh, "status").rows))
         assert "nothing is decided" in rows["mode"] and "settings unreadable" in rows["mode"]
+        for line in ("mode", "rules", 'check Bash "ls"'):
+            with pytest.raises(UsageError, match="(?s)settings file .*Fix that file"):
+                agent(sh, line)  # one line naming the file, not a SettingsError traceback
     finally:
         sh.run_line_magic("unload_ext", "jupyter_agenttools")
         sh.config.pop("AgentTools", None)
