@@ -346,6 +346,13 @@ class AgentSession:
             return False
         return trust is not None and trust.needed and not trust.trusted
 
+    def trust_changed(self) -> bool:
+        """Does the project wait for trust because its settings changed since it was trusted?"""
+        if not self.trust_pending():
+            return False
+        trust = self.settings.merged.trust
+        return trust is not None and bool(trust.changed)
+
     def untrusted_hint(self, ask: Any) -> str:
         """For a question: the project's held-back allow rule that would approve this call, in
         words ('' when there is none). Only a hint for the person: the decision is the
@@ -483,7 +490,8 @@ class AgentSession:
         panel = RunPanel(title=title, on_cancel=run.cancel,
                          settings_file=self.display_path(self.settings.path("local")),
                          mode=str(agent.engine.mode), cwd=os.getcwd(), note=note,
-                         hint=self.untrusted_hint, untrusted=self.trust_pending)
+                         hint=self.untrusted_hint, untrusted=self.trust_pending,
+                         trust_changed=self.trust_changed)
         self.runs.append(run)
         self.panels[id(run)] = panel
         panel.bind(run)
