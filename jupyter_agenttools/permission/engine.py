@@ -643,7 +643,8 @@ class PermissionEngine:
                               f"{effect.kind} of {shown} runs code later: {why} (a safety ASK "
                               f"in {mode} mode too)"))
                 return self._done(code_later, "tool_check", trace, tool,
-                                  f"{name} of {shown} runs code later: {why}",
+                                  f"Safety check: {effect.kind} of {shown}, a file that runs "
+                                  f"code later: {why} ({mode} mode asks about this too)",
                                   f"Permission required for {name}: {effect.kind} of {shown} "
                                   f"runs code later ({why}); {mode} mode asks about this too.",
                                   bypass_immune=True)
