@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
+from ..errors import SettingsError
 from ..errors import UsageError as CoreUsageError
 from .config import AgentTools
 from .usage import usage_rows
@@ -295,12 +296,21 @@ class AgentSession:
             return f"from {self.display_path(merged.mode_source)}"
         return "built-in default"
 
+    def mode_label(self) -> str:
+        """The engine's mode, or that it has none: a settings file it cannot read stops it
+        (``mode_source`` says which file and why). ``%load_ext`` and ``%agent status`` must
+        still answer then: they are how a person finds what to fix."""
+        try:
+            return str(self.engine.mode)
+        except SettingsError:
+            return "none, nothing is decided until the settings file is fixed"
+
     def status_rows(self) -> list[tuple[str, str]]:
         """``%agent status``: what a person asks first. Other parts may add rows through
         ``STATUS_PROVIDERS`` (callables ``session -> list of (what, value)``)."""
         pending = self.pending()
         rows = [
-            ("mode", f"{self.engine.mode} ({self.mode_source()})"),
+            ("mode", f"{self.mode_label()} ({self.mode_source()})"),
             ("model", self.model_label()),
             ("project", self.display_project()),
             ("backend", type(self.backend).__name__),
@@ -322,7 +332,7 @@ class AgentSession:
         if model in ("none yet", "scripted, empty (no real model)", "scripted"):
             model = "none yet (%agent model openai:NAME)"
         source = self.mode_source()
-        mode = f"{self.engine.mode}" + ("" if source == "built-in default" else f" ({source})")
+        mode = self.mode_label() + ("" if source == "built-in default" else f" ({source})")
         trust = " · project settings not trusted (%agent trust)" if self.trust_pending() \
             else ""
         return (f"jupyter_agenttools: mode {mode} · "
@@ -335,6 +345,13 @@ class AgentSession:
         except Exception:  # a corrupt settings file: said elsewhere
             return False
         return trust is not None and trust.needed and not trust.trusted
+
+    def trust_changed(self) -> bool:
+        """Does the project wait for trust because its settings changed since it was trusted?"""
+        if not self.trust_pending():
+            return False
+        trust = self.settings.merged.trust
+        return trust is not None and bool(trust.changed)
 
     def untrusted_hint(self, ask: Any) -> str:
         """For a question: the project's held-back allow rule that would approve this call, in
@@ -473,7 +490,8 @@ class AgentSession:
         panel = RunPanel(title=title, on_cancel=run.cancel,
                          settings_file=self.display_path(self.settings.path("local")),
                          mode=str(agent.engine.mode), cwd=os.getcwd(), note=note,
-                         hint=self.untrusted_hint, untrusted=self.trust_pending)
+                         hint=self.untrusted_hint, untrusted=self.trust_pending,
+                         trust_changed=self.trust_changed)
         self.runs.append(run)
         self.panels[id(run)] = panel
         panel.bind(run)

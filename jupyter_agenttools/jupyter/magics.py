@@ -19,7 +19,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import magic_arguments
 from IPython.display import display
 
-from ..errors import AgentToolsError
+from ..errors import AgentToolsError, SettingsError
 from ..errors import UsageError as CoreUsageError
 from . import sandbox_command  # noqa: F401  (registers %agent sandbox)
 from .commands import (
@@ -545,6 +545,9 @@ class AgentMagics(Magics):
             return self._cell(line, cell)
         except CoreUsageError as exc:
             raise UsageError(str(exc)) from None
+        except SettingsError as exc:  # one line naming the file, not a traceback
+            raise UsageError(f"{exc}\nFix that file: until then the agent decides nothing "
+                             "(%agent status shows what it reads).") from None
 
     def _line(self, line: str) -> Any:
         word, _, rest = line.strip().partition(" ")

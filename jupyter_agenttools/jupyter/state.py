@@ -104,7 +104,10 @@ def build_state(session: Any) -> dict[str, Any]:
     from .explain import plain_reason, question_title
 
     engine = session.engine
-    mode = str(engine.mode)
+    try:
+        mode = str(engine.mode)
+    except Exception:  # a settings file it cannot read: the server adds settings_error
+        mode = "unknown"
     settings_mode = None
     try:
         merged = session.settings.merged

@@ -180,15 +180,19 @@ class QuestionCard(_FixedRepr, W.VBox):
     ``mode`` the engine's mode (for the plain-words reason), ``cwd`` where relative paths of
     the diff preview start, ``hint`` a sentence added to the reason (what the project's
     untrusted settings would have done with this call), and ``untrusted`` says the project's
-    settings wait for trust: a rule "Always allow" saves there counts only once it is trusted.
+    settings wait for trust: a rule "Always allow" saves there counts only once it is trusted;
+    ``trust_changed``: they wait because they changed since the user trusted them.
     """
 
     _fixed_repr = "<agent question>"
 
     def __init__(self, ask: PendingAsk, settings_file: str | None = None, mode: str | None = None,
-                 cwd: str = ".", hint: str = "", untrusted: bool = False):
+                 cwd: str = ".", hint: str = "", untrusted: bool = False,
+                 trust_changed: bool = False):
         self.ask = ask
         self.untrusted = untrusted
+        # the words for "counts only once you trust": trusted once and changed since, or never
+        self._trust_again = " again" if untrusted and trust_changed else ""
         decision = ask.decision
         tool_name = getattr(ask.tool, "name", None) or str(ask.tool)
         safety = bool(getattr(decision, "bypass_immune", False))
@@ -237,7 +241,8 @@ class QuestionCard(_FixedRepr, W.VBox):
                 "Allow calls matching the rule until the kernel restarts [2]", "info"))
             where = f" (saved to {settings_file})" if settings_file else ""
             if untrusted:
-                where += "; it counts once you trust this folder (%agent trust)"
+                where += (f"; it counts once you trust this folder{self._trust_again} "
+                          "(%agent trust)")
             self.buttons.append(self._button(
                 "Always allow", "always", f"Allow calls matching the rule from now on{where} [3]",
                 ""))
@@ -257,8 +262,10 @@ class QuestionCard(_FixedRepr, W.VBox):
         if suggestions:
             file_text = (f"<code>{html.escape(settings_file)}</code>" if settings_file
                          else "this kernel only")
-            trust_note = (" — this folder is not trusted yet, so a saved rule counts only once "
-                          "you trust it (%agent trust)" if untrusted else "")
+            held = ("this folder's settings changed since you trusted them" if self._trust_again
+                    else "this folder is not trusted yet")
+            trust_note = (f" — {held}, so a saved rule counts only once you trust it"
+                          f"{self._trust_again} (%agent trust)" if untrusted else "")
             where_line = ('<small>"Always allow" saves the rule to ' + file_text + trust_note
                           + '; "for this session" keeps it until the kernel restarts. '
                           'Keys: 1 once · 2 session · 3 always · 4 deny.</small>')
@@ -342,7 +349,8 @@ class QuestionCard(_FixedRepr, W.VBox):
         if choice in ("always", "allow_session") and rule is not None:
             label += f" ({getattr(rule, 'text', rule)})"
         if choice == "always" and self.untrusted:
-            label += "; saved, counts once you trust this folder (%agent trust)"
+            label += (f"; saved, counts once you trust this folder{self._trust_again} "
+                      "(%agent trust)")
         message = getattr(self.ask, "message", None)
         if choice == "deny" and message:
             label += f': "{message}"'
@@ -360,18 +368,20 @@ class RunPanel(_FixedRepr, W.VBox):
 
     ``show()`` displays it (with a display id); when the run ends, that output is replaced by
     the run's Markdown transcript, which survives saving the notebook. ``hint(ask)`` adds a
-    sentence to a question's reason, ``untrusted()`` says the project waits for trust (see
-    QuestionCard)."""
+    sentence to a question's reason, ``untrusted()`` says the project waits for trust and
+    ``trust_changed()`` that it waits because its settings changed since (see QuestionCard)."""
 
     _fixed_repr = "<agent run panel>"
 
     def __init__(self, title: str = "agent", on_cancel: Callable[[], Any] | None = None,
                  settings_file: str | None = None, mode: str | None = None,
                  cwd: str = ".", note: str = "", hint: Callable[[Any], str] | None = None,
-                 untrusted: Callable[[], bool] | None = None):
+                 untrusted: Callable[[], bool] | None = None,
+                 trust_changed: Callable[[], bool] | None = None):
         self.settings_file = settings_file
         self.hint = hint
         self.untrusted = untrusted
+        self.trust_changed = trust_changed
         self.mode = mode
         self.cwd = cwd
         self.note = note
@@ -454,7 +464,9 @@ class RunPanel(_FixedRepr, W.VBox):
             self.end_text()
             card = QuestionCard(ask, self.settings_file, mode=self.mode, cwd=self.cwd,
                                 hint=self.hint(ask) if self.hint is not None else "",
-                                untrusted=self.untrusted is not None and self.untrusted())
+                                untrusted=self.untrusted is not None and self.untrusted(),
+                                trust_changed=(self.trust_changed is not None
+                                               and self.trust_changed()))
             self._cards[key] = card
             view = self.tool_view(getattr(ask, "call_id", None))
             if view is not None:  # the question sits with its call, above the call's output

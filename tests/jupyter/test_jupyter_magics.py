@@ -381,3 +381,38 @@ def test_without_a_model_the_run_says_how_to_set_one(shell):
     assert "%agent model openai:gpt-4.1-mini" in NO_MODEL_NOTEBOOK
     assert "--base-url http://localhost:11434/v1" in NO_MODEL_NOTEBOOK
     assert s.model_label() == "none yet"
+
+
+@pytest.mark.parametrize("kind", ["truncated JSON", "folder is a file"])
+def test_load_and_status_answer_with_a_settings_file_they_cannot_read(tmp_path, monkeypatch,
+                                                                      capsys, kind):
+    """%load_ext and %agent status are how a person finds what to fix: they answer, naming
+    the file; before, both raised the SettingsError as a traceback (the extension half
+    loaded)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    project = tmp_path / "project"
+    project.mkdir()
+    if kind == "truncated JSON":
+        (project / ".agenttools").mkdir()
+        (project / ".agenttools" / "settings.json").write_text('{"permissions": {')
+    else:
+        (project / ".agenttools").write_text("not a folder")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("AGENTTOOLS_USER_DIR", str(tmp_path / "user"))
+    monkeypatch.setenv("AGENTTOOLS_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
+    sh = InteractiveShell.instance()
+    sh.config.pop("AgentTools", None)
+    try:
+        sh.run_line_magic("load_ext", "jupyter_agenttools")
+        line = capsys.readouterr().out
+        assert "nothing is decided until the settings file is fixed" in line
+        assert "settings unreadable" in line and ".agenttools" in line
+        rows = dict(map(tuple, agent(sh, "status").rows))
+        assert "nothing is decided" in rows["mode"] and "settings unreadable" in rows["mode"]
+        for line in ("mode", "rules", 'check Bash "ls"'):
+            with pytest.raises(UsageError, match="(?s)settings file .*Fix that file"):
+                agent(sh, line)  # one line naming the file, not a SettingsError traceback
+    finally:
+        sh.run_line_magic("unload_ext", "jupyter_agenttools")
+        sh.config.pop("AgentTools", None)

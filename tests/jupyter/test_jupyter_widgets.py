@@ -181,6 +181,22 @@ def test_always_allow_in_an_untrusted_folder_says_the_rule_waits_for_trust(untru
     assert ("counts once you trust this folder" in card.status.value) is untrusted
 
 
+def test_a_folder_changed_since_it_was_trusted_is_not_called_untrusted_yet():
+    """Trusted once, changed since: the card says the settings changed and the rule counts once
+    the folder is trusted again, not that it "is not trusted yet"."""
+    decision = PermissionDecision.ask("why", suggestions=[PermissionRule.parse("Bash(cat:*)")])
+    ask = _Ask(decision)
+    card = QuestionCard(ask, ".agenttools/settings.local.json", untrusted=True,
+                        trust_changed=True)
+    always = next(b for b in card.buttons if "agenttools-always" in b._dom_classes)
+    assert "not trusted yet" not in card.where.value
+    assert "changed since you trusted them" in card.where.value
+    assert "trust it again" in card.where.value and "trust this folder again" in always.tooltip
+    always.click()
+    card.refresh()
+    assert "counts once you trust this folder again" in card.status.value
+
+
 def test_a_refused_answer_is_shown_and_keeps_the_card_open():
     class Refusing(_Ask):
         def answer(self, choice, **kw):
