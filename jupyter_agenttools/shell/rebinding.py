@@ -133,8 +133,9 @@ def _like(access: Access, word: Word) -> Access:
 
 # a path word that is one variable and a plain rest: `$X`, `"${X}"/y`, `${X:-/d}/*` (quotes
 # removed first); the rest has no quote, escape or expansion of its own
-_ONE_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)"
-                           r"([A-Za-z0-9_./,:+@%=~-]*))?\})((?:/[A-Za-z0-9_./,:+@%=*?-]*)?)\Z")
+_ONE_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*|[1-9])"
+                           r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(?:(:?-)([A-Za-z0-9_./,:+@%=~-]*))?\})"
+                           r"((?:/[A-Za-z0-9_./,:+@%=*?-]*)?)\Z")
 
 
 # `for NAME in WORDS;` / newline: the values a loop gives NAME (at most 200 characters of
@@ -162,12 +163,39 @@ class TooManyValues(Exception):
     """A variable is given more than MAX_VALUES distinct values."""
 
 
+# a function definition: `name() {`, `function name {` (the names calls are looked for)
+_FUNCTION = re.compile(r"\bfunction[ \t]+([A-Za-z_][A-Za-z0-9_:.-]*)"
+                       r"|([A-Za-z_][A-Za-z0-9_:.-]*)[ \t]*\([ \t]*\)")
+
+
+def _positional_values(records: list[Command], text: str,
+                       values: dict[str, list[tuple[str, bool]]]) -> None:
+    """``$1`` … ``$9``: the words ``set -- a b`` and every call of a function the text defines
+    (``f() { rm -rf "$1"; }; f /etc``) give them."""
+    functions = {m.group(1) or m.group(2) for m in _FUNCTION.finditer(text)} \
+        if "(" in text or "function" in text else set()
+    for cmd in records:
+        argv = cmd.argv
+        if not argv or argv[0].kind != LITERAL:
+            continue
+        name = argv[0].value
+        if name == "set" and len(argv) > 1 and argv[1].value == "--":
+            given = argv[2:11]
+        elif name in functions:
+            given = argv[1:10]
+        else:
+            continue
+        for position, word in enumerate(given, 1):
+            if word.kind == LITERAL and word.value is not None:
+                values.setdefault(str(position), []).append((word.value, word.tilde))
+
+
 def apply_assigned_values(records: list[Command], text: str = "") -> bool:
     """``X=/etc; rm -rf $X``: a path word made of one variable is decided at run time; when
-    the command gives that variable literal values (an assignment, ``for X in /etc /usr``)
-    or the word a literal default (``${X:-/}``), each is one more reading of the path, added
-    beside the run-time one (so the protected tier meets ``rm -rf /etc`` in every mode).
-    Whether one was added."""
+    the command gives that variable literal values (an assignment, ``for X in /etc /usr``,
+    ``set -- /etc`` or a call of a function it defines for ``$1``) or the word a literal
+    default (``${X:-/}``), each is one more reading of the path, added beside the run-time
+    one (so the protected tier meets ``rm -rf /etc`` in every mode). Whether one was added."""
     values: dict[str, list[tuple[str, bool]]] = {}
     for cmd in records:
         for name, value in cmd.assignments:
@@ -176,6 +204,7 @@ def apply_assigned_values(records: list[Command], text: str = "") -> bool:
                 values.setdefault(name, []).append((value.value, value.tilde))
     if "for" in text:
         _loop_values(text, values)
+    _positional_values(records, text, values)
     for name, found in values.items():
         values[name] = list(dict.fromkeys(found))
     changed = False

@@ -266,10 +266,14 @@ ASSIGNED_VALUES = [
     "for d in /usr /etc; do rm -rf $d; done", "for d in \"/etc\" '/usr'; do rm -rf \"$d\"; done",
     "for d in /etc\ndo rm -rf $d/ssl; done", "for d in ~; do rm -rf $d; done",
     "sudo sh -c 'for d in /boot; do rm -rf $d; done'",
+    'f() { rm -rf "$1"; }; f /etc', "function g { rm -rf $1/x; }; g /usr",
+    'set -- /etc; rm -rf "$1"', 'clean() { rm -rf "${1:-/}"; }; clean',
+    'f() { rm -rf "$2"; }; f a /boot',
 ]
 ASSIGNED_TWINS = ["X=build; rm -rf $X", 'B=build; rm -rf "$B/out"', 'rm -rf "${OUT:-build}"',
                   "X=/etc; rm -rf build/$X", "for d in build dist; do rm -rf $d; done",
-                  "for f in *.pyc; do rm $f; done"]
+                  "for f in *.pyc; do rm $f; done", 'f() { rm -rf "$1"; }; f build',
+                  'set -- dist; rm -rf "$1"']
 
 
 @pytest.mark.parametrize("mode", MODES)
