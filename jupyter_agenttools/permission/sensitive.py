@@ -256,6 +256,8 @@ TABLE: tuple[Entry, ...] = (
     _later("/var/spool/cron/**", "crontabs run commands on a schedule"),
     _later("~/.local/bin/**", "on PATH: a file there shadows commands"),
     _later("~/bin/**", "on PATH: a file there shadows commands"),
+    # (`git config --system`: its aliases and helpers run on every git command of every user)
+    _later("/etc/gitconfig", "system git configuration: aliases, hooks path, credential helpers"),
     _e("/etc/**", "system configuration", write=_W),
     _e("/usr/**", "system programs and libraries", write=_W),
     _e("/bin/**", "system programs", write=_W),

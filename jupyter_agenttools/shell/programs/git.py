@@ -20,6 +20,7 @@ from __future__ import annotations
 from ..effects import LIST, READ, SEARCH, WRITE, Effects
 from ..words import DYNAMIC, GLOB, LITERAL, Word, literal
 from .base import options, reads, report_scan, veto, writes
+from .git_config import config_write
 from .scanner import OPTIONAL, REQUIRED, Option, Scan, Table, scan
 
 __all__ = ["git", "CONFIG", "NETWORK_SUBCOMMANDS"]
@@ -269,6 +270,8 @@ def git(argv: list[Word]) -> Effects:
     check = _SUB_CHECKS.get(sub)
     if check is not None:
         check(parsed, effects, label)
+    if sub == "config":  # (`git config k --global` sets k: the read check above misses it)
+        config_write(words[i + 1:], repository, effects)
     _pathspecs(sub, parsed, effects)
     return effects
 
@@ -415,7 +418,6 @@ def _config(parsed: Scan, effects: Effects, label: str) -> None:
         return
     if not query or len(values) > 1:
         effects.no("git config without --get/--list writes configuration")
-        effects.add(WRITE, literal(".git/config"))
 
 
 def _cat_file(parsed: Scan, effects: Effects, label: str) -> None:
@@ -441,8 +443,6 @@ def _write_targets(sub: str, rest: list[Word], effects: Effects) -> None:
         for word in rest:
             if word.value is not None and not word.value.startswith("-"):
                 effects.add(WRITE, word)
-    elif sub == "config":
-        effects.add(WRITE, literal(".git/config"))
 
 
 _ARCHIVE = options("", "", special={"-o|--output": writes("writes the archive"),
