@@ -43,7 +43,7 @@ one table says what each step does in each mode:
 | `default` | ask before anything that changes something |
 | `accept_edits` | like default, but file edits inside the working directories go through |
 | `explore` | read-only: only what can be proven read-only runs, the rest is denied |
-| `bypass` | everything runs, even what a safety check would ask about; only denials stand (for sandboxes) |
+| `bypass` | everything runs, even what a safety check would ask about — but a write of a file that runs code later is still asked about, and denials stand (for sandboxes) |
 | `dont_ask` | unattended runs: every question becomes a denial |"""),
     ("code", setup("02")),
     ("md", """\
@@ -54,7 +54,8 @@ silence it and "Always allow" is never offered for it."""),
     ("md", """\
 Three rows hold in every mode:
 
-- a git hook is a file that *runs code later*: a safety question in every mode but bypass;
+- a git hook is a file that *runs code later*: a safety question in every mode, bypass
+  included (dont_ask, with no one to answer, denies it);
 - the agent's own settings (any `.agenttools/`, the user and managed files) and disk devices
   are the **protected tier**: denied in every mode, bypass included — no rule or mode lifts it
   (the same holds for wholesale destruction of `/`, the home folder, system folders or a
@@ -86,8 +87,9 @@ await run_edits.wait_done(timeout=10)
 show(run_edits)
 print(pathlib.Path("notes.txt").read_text(), pathlib.Path("build").is_dir())'''),
     ("md", """\
-**bypass**: no questions at all (only deny rules would stop a call). Meant for sandboxes:
-here the script edits the file once more."""),
+**bypass**: no questions, but for a write of a file that runs code later (deny rules and the
+protected tier still stop a call). Meant for sandboxes: here the script edits the file once
+more."""),
     ("code", '''\
 m_bypass = ScriptedModel([
     [{"name": "Edit", "input": {"file_path": "notes.txt", "old_string": "final",
