@@ -52,6 +52,9 @@ DATA_WRITES = [
     "git config log.date iso",
     "git config status.short true",
     "git config diff.algorithm histogram",
+    "git remote add o https://example.com/r.git",       # remote.o.url and .fetch
+    "git remote set-url o git@example.com:r.git",
+    "git branch --set-upstream-to=origin/main",         # branch.<name>.remote and .merge
 ]
 
 CODE_WRITES = [
@@ -101,6 +104,9 @@ CODE_WRITES = [
     "git config --system core.pager x",
     "git config set user.name x --global",              # an option after an operand
     "git config --file .git/config user.name x",
+    "git remote add o 'ext::sh -c x'",                   # remote.o.url: a transport helper
+    "git remote set-url o 'x::y'",
+    "git remote add o $URL",
 ]
 
 READS = [

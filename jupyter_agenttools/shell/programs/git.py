@@ -373,6 +373,11 @@ def _remote(parsed: Scan, effects: Effects, label: str) -> None:
                                                           len(values) > 1 and "-n" not in
                                                           [found.name for found in parsed.found]):
         effects.no("git remote with a sub-command changes remotes or contacts them")
+        # the URL lands in remote.<name>.url: data (git_config.DATA_KEYS) unless it names a
+        # `<transport>::` helper (ext:: runs any command) or is decided at run time
+        if values[:1] in (["add"], ["set-url"]) and any(
+                word.kind != LITERAL or "::" in (word.value or "") for word in parsed.operands):
+            effects.add(WRITE, literal(".git/config"))
     else:
         effects.network = ""
 
