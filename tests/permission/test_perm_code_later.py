@@ -146,3 +146,36 @@ def test_ordinary_project_files_stay_ordinary_edits(project, path):
 def test_removing_plants_no_code_bypass_allows_it(project, command):
     d = check("Bash", {"command": command}, mode="bypass", cwd=str(project))
     assert d.behavior.value == "allow", d.reason
+
+
+# System-wide files that run code later (an agent running as root, as in many containers): the
+# generic "/etc/**, /usr/** system configuration" entries came first in the table and hid these
+# (and the Jupyter/.pth entries under /etc and /usr) from the bypass question.
+OUTSIDE = "ask! ask! deny ask! deny!"  # outside the project: accept_edits asks too
+SYSTEM_CODE_LATER = [
+    "/etc/profile", "/etc/profile.d/proxy.sh", "/etc/bash.bashrc", "/etc/zsh/zshrc",
+    "/etc/environment", "/etc/ld.so.preload", "/etc/ld.so.conf.d/x.conf", "/etc/crontab",
+    "/etc/cron.d/job", "/etc/cron.daily/job", "/etc/systemd/system/x.service",
+    "/etc/init.d/x", "/etc/rc.local", "/etc/sudoers", "/etc/sudoers.d/agent",
+    "/usr/local/bin/ls", "/usr/bin/git", "/bin/sh", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    "/usr/lib/python3/dist-packages/x.pth", "/usr/local/lib/python3.11/site-packages/x.pth",
+    "/etc/jupyter/jupyter_server_config.py",
+    "/usr/local/etc/jupyter/jupyter_server_config.d/x.json",
+    "/usr/share/jupyter/kernels/python3/kernel.json",
+    "/usr/local/share/jupyter/labextensions/x/package.json",
+]
+SYSTEM_DATA = ["/etc/hosts", "/usr/share/doc/x.txt", "/etc/motd"]  # sensitive, no code
+
+
+@pytest.mark.parametrize("path", SYSTEM_CODE_LATER)
+def test_a_system_file_that_runs_code_later(project, path):
+    assert ladder("Write", {"file_path": path, "content": "x"}, project) == OUTSIDE
+    assert ladder("Bash", {"command": f"echo x >> {path}"}, project) == OUTSIDE
+
+
+@pytest.mark.parametrize("path", SYSTEM_DATA)
+def test_other_system_files_stay_writes_bypass_allows(project, path):
+    d = check("Write", {"file_path": path, "content": "x"}, mode="bypass", cwd=str(project))
+    assert d.behavior.value == "allow", d.reason
+    d = check("Write", {"file_path": path, "content": "x"}, mode="default", cwd=str(project))
+    assert d.behavior.value == "ask" and d.bypass_immune, d.reason
