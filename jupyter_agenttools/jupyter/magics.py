@@ -66,7 +66,8 @@ def _status(magics: "AgentMagics", args: Any) -> Table:
             examples=["%agent mode accept_edits", "%agent mode"],
             details="Modes: default (asks before changes), accept_edits (file edits in the "
                     "project go through), explore (read-only), bypass (everything not denied "
-                    "runs), dont_ask (unattended: questions become denials).")
+                    "runs, but a write of a file that runs code later is still asked), "
+                    "dont_ask (unattended: questions become denials).")
 @argument("mode", nargs="?", help=f"new mode: {', '.join(MODES)}; omit to show the current one")
 def _mode(magics: "AgentMagics", args: Any) -> None:
     s = magics.session
