@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
 import subprocess
 import sys
+import time
 from importlib import metadata
-from typing import Sequence
+from typing import Callable, Sequence
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -37,6 +39,16 @@ def per_item_min(samples: list[int], items: int) -> list[int]:
     """The fastest of the rounds for each item (samples are rounds of ``items`` in order): the
     cost of the code itself, with most of the other processes' preemptions filtered out."""
     return [min(samples[i::items]) for i in range(items)]
+
+
+def median_s(call: Callable[[], object], reps: int) -> float:
+    """The median wall time of ``reps`` calls, in seconds."""
+    samples = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
 
 
 def _cpu_model() -> str:

@@ -15,12 +15,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import statistics
 import subprocess
 import tempfile
-import time
 
-from _common import REPO
+from _common import REPO, median_s
 
 ABOUT = "audit read(limit=1) on a 246 MB log: before (full scan) vs after (from the end)"
 BEFORE_COMMIT = "b3d82cb"
@@ -60,15 +58,6 @@ def _old_module():
     return module
 
 
-def _median_s(call, reps: int) -> float:
-    samples = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        call()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def run(quick: bool) -> dict:
     from jupyter_agenttools.permission.audit import AuditLog
 
@@ -77,18 +66,18 @@ def run(quick: bool) -> dict:
         path = os.path.join(folder, "audit.jsonl")
         size = _fill(path, megabytes)
         log = AuditLog(path, max_bytes=None)
-        after = _median_s(lambda: log.read(limit=1), reps)
+        after = median_s(lambda: log.read(limit=1), reps)
         scanned_limit_1 = log.scanned_bytes
-        page = _median_s(lambda: log.read(limit=20, offset=100), reps)
+        page = median_s(lambda: log.read(limit=20, offset=100), reps)
         scanned_page = log.scanned_bytes
-        oldest = _median_s(lambda: log.read(limit=1, tool="Oldest"), 1)
+        oldest = median_s(lambda: log.read(limit=1, tool="Oldest"), 1)
         if log.read(limit=1, tool="Oldest")[0]["input"] != "first":
             raise RuntimeError("the filtered full scan did not find the oldest line")
         old = _old_module()
         before = None
         if old is not None:
             old_log = old.AuditLog(path)
-            before = _median_s(lambda: old_log.read(limit=1), reps)
+            before = median_s(lambda: old_log.read(limit=1), reps)
     out = {
         "reps": f"{reps} read(s) each, median; log {size / 1e6:.0f} MB",
         "log_mb": round(size / 1e6, 1),

@@ -12,23 +12,12 @@ Repetitions: 3, median; quick: 100 KB, 1 repetition.
 from __future__ import annotations
 
 import random
-import statistics
 import string
 import sys
-import time
 
-from _common import REPO
+from _common import REPO, median_s
 
 ABOUT = "secret hiding over 1 MB of RunCode output (frame repr, random, worst case); analysis"
-
-
-def _median_s(call, reps: int) -> float:
-    samples = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        call()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def _texts(size: int) -> dict[str, str]:
@@ -47,7 +36,7 @@ def run(quick: bool) -> dict:
     size, reps = (100_000, 1) if quick else (1_000_000, 3)
     out: dict = {"reps": f"{reps}, median; {size:,} characters each"}
     for name, text in _texts(size).items():
-        seconds = _median_s(lambda text=text: redact(text), reps)
+        seconds = median_s(lambda text=text: redact(text), reps)
         out[f"{name}_s"] = round(seconds, 4)
         out[f"{name}_mb_per_s"] = round(size / 1e6 / seconds, 2)
     sys.path.insert(0, f"{REPO}/tests/notebook")
@@ -59,7 +48,7 @@ def run(quick: bool) -> dict:
 
     namespace = make_namespace()
     codes = [code for code, _category in CASES]
-    total = _median_s(lambda: [analyze(c, NamespaceNames(namespace)) for c in codes], reps)
+    total = median_s(lambda: [analyze(c, NamespaceNames(namespace)) for c in codes], reps)
     out["analysis_snippets"] = len(codes)
     out["analysis_ms_per_snippet"] = round(total / len(codes) * 1000, 3)
     return out
