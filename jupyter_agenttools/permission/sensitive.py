@@ -403,12 +403,9 @@ TABLE: tuple[Entry, ...] = (
       for folder in ("/usr/lib", "/usr/lib64", "/usr/libexec", "/lib", "/lib64")),
     # (after the entries above: a file that runs code later under /etc or /usr — a kernel spec,
     # a .pth, Jupyter config — keeps that reading; first opinion wins)
+    # (/bin, /sbin, /lib, /lib64 are wholly covered by the later entries above)
     _e("/etc/**", "system configuration", write=_W),
     _e("/usr/**", "system programs and libraries", write=_W),
-    _e("/bin/**", "system programs", write=_W),
-    _e("/sbin/**", "system programs", write=_W),
-    _e("/lib/**", "system libraries", write=_W),
-    _e("/lib64/**", "system libraries", write=_W),
     # --- this product's own permissions ------------------------------------------------------
     _e("**/.agenttools/settings*.json", "agenttools permission settings: an agent must not "
        "change its own permissions", write=_W),
